@@ -1,0 +1,1 @@
+"""hmscatalog: a Hive Metastore as the catalog of Python and PySpark pipelines."""

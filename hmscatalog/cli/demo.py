@@ -1,0 +1,98 @@
+"""``hmscatalog demo``: a short tour of the metastore side of hmscatalog."""
+
+from __future__ import annotations
+
+import datetime as dt
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from hmscatalog.expressions import Compare, In, StartsWith, eq
+from hmscatalog.metastore import server
+from hmscatalog.metastore.client import MetastoreClient
+from hmscatalog.metastore.model import Column
+from hmscatalog.sources.metastore import select_partitions
+
+DEMO_DB = "hmscatalog_demo"
+DEMO_TABLE = "orders"
+REGIONS = ("emea", "amer", "apac", "São Paulo/BR")
+
+
+def _say(text: str = "") -> None:
+    print(text, flush=True)
+
+
+def run_demo(data_dir: Path | None = None, port: int = server.DEFAULT_PORT,
+             uri: str | None = None) -> int:
+    """Start (or reuse) the embedded metastore and walk through tables and partitions."""
+    if uri is None:
+        began = time.monotonic()
+        running = server.status(data_dir)
+        info = running or server.start(port=port, data_dir=data_dir)
+        word = "reusing" if running else f"started in {time.monotonic() - began:.1f}s:"
+        _say(f"metastore  {word} {info.uri}  (data dir {info.data_dir})")
+        uri = info.uri
+    else:
+        _say(f"metastore  {uri}")
+
+    with MetastoreClient(uri) as client:
+        client.create_database(DEMO_DB, description="hmscatalog demo", if_not_exists=True)
+        client.drop_table(DEMO_DB, DEMO_TABLE, if_exists=True)
+        table = client.new_table(
+            DEMO_DB, DEMO_TABLE,
+            columns=[("order_id", "bigint"), ("amount", "decimal(12,2)"), ("customer", "string")],
+            partition_keys=[("dt", "date"), ("region", "string")],
+            format="parquet",
+            parameters={"comment": "orders by day and region"},
+        )
+        fmt = table.format.name.lower() if table.format else "?"
+        _say(f"table      {table.qualified_name}  {fmt}  {table.table_type.lower()}")
+        _say(f"           columns    {_columns(table.columns)}")
+        _say(f"           partitions {_columns(table.partition_keys)}")
+        _say(f"           location   {table.location}")
+
+        days = [dt.date(2024, 1, 1) + dt.timedelta(days=i) for i in range(31)]
+        partitions = [
+            client.new_partition(table, [day, region]) for day in days for region in REGIONS
+        ]
+        partitions.append(client.new_partition(table, [None, "emea"]))
+        began = time.monotonic()
+        added = client.add_partitions(table, partitions, if_not_exists=True)
+        _say(f"\nregistered {added} partitions in {time.monotonic() - began:.2f}s "
+             "(31 days x 4 regions, plus one with a NULL day)")
+        names = client.list_partition_names(DEMO_DB, DEMO_TABLE)
+        examples = [names[1], next(n for n in names if "%" in n), names[-1]]
+        _say("  e.g.  " + "\n        ".join(examples))
+
+        queries = [
+            ("dt = DATE '2024-01-05'", eq("dt", dt.date(2024, 1, 5))),
+            ("dt >= '2024-01-30' AND region IN ('emea', 'apac')",
+             Compare("dt", ">=", dt.date(2024, 1, 30)) & In("region", ("emea", "apac"))),
+            ("region = 'São Paulo/BR' AND dt < '2024-01-03'",
+             eq("region", "São Paulo/BR") & Compare("dt", "<", dt.date(2024, 1, 3))),
+            ("region LIKE 'a%' (client-side only)", StartsWith("region", "a")),
+        ]
+        for label, predicate in queries:
+            began = time.monotonic()
+            chosen = select_partitions(client, table, predicate, count_total=True)
+            ms = (time.monotonic() - began) * 1000
+            _say(f"\nWHERE {label}")
+            sent = chosen.metastore_filter or "(none: all partitions listed)"
+            _say(f"  metastore filter  {sent}")
+            _say(f"  partitions        {len(chosen.partitions)}/{chosen.total} selected "
+                 f"({chosen.fetched} fetched) in {ms:.0f} ms")
+            for part in chosen.partitions[:3]:
+                _say(f"    {part.location}")
+            if len(chosen.partitions) > 3:
+                _say(f"    ... and {len(chosen.partitions) - 3} more")
+    _say("\nnext: spark.sql over hms (hmscatalog.spark), or `hmscatalog metastore stop`")
+    return 0
+
+
+def _columns(columns: Sequence[Column]) -> str:
+    return ", ".join(f"{c.name} {c.type}" for c in columns)
+
+
+if __name__ == "__main__":
+    sys.exit(run_demo())

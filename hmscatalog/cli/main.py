@@ -1,0 +1,97 @@
+"""The ``hmscatalog`` command."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from hmscatalog.errors import HmsCatalogError
+from hmscatalog.metastore import server
+
+
+def _metastore_start(args: argparse.Namespace) -> int:
+    def waiting(seconds: float) -> None:
+        if int(seconds) % 10 == 0 and seconds - int(seconds) < 0.5 and seconds >= 10:
+            print(f"  still starting ({seconds:.0f}s)...", file=sys.stderr)
+
+    already = server.status(args.data_dir)
+    info = server.start(port=args.port, data_dir=args.data_dir, db=args.db, on_wait=waiting)
+    word = "already running" if already is not None else "started"
+    print(f"metastore {word}: pid {info.pid}, db {info.db}, data dir {info.data_dir}",
+          file=sys.stderr)
+    print(info.uri)
+    return 0
+
+
+def _metastore_status(args: argparse.Namespace) -> int:
+    info = server.status(args.data_dir)
+    data_dir = (args.data_dir or server.default_data_dir()).resolve()
+    if info is None:
+        print(f"no metastore running with data dir {data_dir}")
+        return 1
+    print(f"running: {info.uri} (pid {info.pid}, db {info.db}, log {info.log})")
+    return 0
+
+
+def _metastore_stop(args: argparse.Namespace) -> int:
+    info = server.stop(args.data_dir)
+    print(f"stopped metastore pid {info.pid} at {info.uri}")
+    return 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from hmscatalog.cli.demo import run_demo
+
+    return run_demo(data_dir=args.data_dir, port=args.port, uri=args.uri)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="hmscatalog", description="A Hive Metastore as the catalog of PySpark pipelines."
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    def data_dir_arg(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--data-dir", type=Path, default=None,
+                       help=f"server data directory (default {server.default_data_dir()})")
+
+    metastore = commands.add_parser("metastore", help="run an embedded Hive Metastore")
+    actions = metastore.add_subparsers(dest="action", required=True)
+    start = actions.add_parser("start", help="start it in the background and print its URI")
+    start.add_argument("--port", type=int, default=server.DEFAULT_PORT)
+    data_dir_arg(start)
+    start.add_argument("--db", default="derby",
+                       help="'derby' (embedded, default) or postgresql://user:pw@host:port/db")
+    start.set_defaults(func=_metastore_start)
+    status = actions.add_parser("status", help="say whether it runs, and where")
+    data_dir_arg(status)
+    status.set_defaults(func=_metastore_status)
+    stop = actions.add_parser("stop", help="stop it")
+    data_dir_arg(stop)
+    stop.set_defaults(func=_metastore_stop)
+
+    demo = commands.add_parser("demo", help="a tour: metastore, database, partitioned table")
+    demo.add_argument("--uri", default=None,
+                      help="use this metastore instead of the embedded one")
+    demo.add_argument("--port", type=int, default=server.DEFAULT_PORT)
+    data_dir_arg(demo)
+    demo.set_defaults(func=_demo)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except HmsCatalogError as exc:
+        print(f"hmscatalog: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,139 @@
+"""One predicate model for partition pruning.
+
+Predicates refer to columns by name and hold typed Python values (``int``, ``str``,
+``datetime.date``...; ``None`` is SQL NULL). Visitors in this package turn a predicate into a
+metastore filter string (:mod:`hmscatalog.expressions.metastore_filter`) or evaluate it against
+one partition's values with three-valued logic (:mod:`hmscatalog.expressions.evaluator`).
+
+:class:`Opaque` stands for a condition this model cannot express (a function of a column, a data
+column): it is never pushed anywhere and always evaluates to "unknown", so it never prunes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+CompareOp = Literal["=", "<>", "<", "<=", ">", ">="]
+NEGATED_OP: dict[str, CompareOp] = {
+    "=": "<>", "<>": "=", "<": ">=", "<=": ">", ">": "<=", ">=": "<",
+}
+
+
+class Predicate:
+    """Base of every predicate node. ``&``, ``|`` and ``~`` build And, Or and Not."""
+
+    def __and__(self, other: Predicate) -> Predicate:
+        return And(self, other)
+
+    def __or__(self, other: Predicate) -> Predicate:
+        return Or(self, other)
+
+    def __invert__(self) -> Predicate:
+        return Not(self)
+
+
+@dataclass(frozen=True)
+class AlwaysTrue(Predicate):
+    pass
+
+
+@dataclass(frozen=True)
+class AlwaysFalse(Predicate):
+    pass
+
+
+@dataclass(frozen=True)
+class And(Predicate):
+    left: Predicate
+    right: Predicate
+
+
+@dataclass(frozen=True)
+class Or(Predicate):
+    left: Predicate
+    right: Predicate
+
+
+@dataclass(frozen=True)
+class Not(Predicate):
+    child: Predicate
+
+
+@dataclass(frozen=True)
+class Compare(Predicate):
+    """``column <op> value``; with a NULL value the result is always unknown."""
+
+    column: str
+    op: CompareOp
+    value: Any
+
+
+@dataclass(frozen=True)
+class EqualNullSafe(Predicate):
+    """``column <=> value``: NULL equals NULL, never unknown."""
+
+    column: str
+    value: Any
+
+
+@dataclass(frozen=True)
+class In(Predicate):
+    column: str
+    values: tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class IsNull(Predicate):
+    column: str
+
+
+@dataclass(frozen=True)
+class IsNotNull(Predicate):
+    column: str
+
+
+@dataclass(frozen=True)
+class StartsWith(Predicate):
+    """``column LIKE 'prefix%'`` on a string column."""
+
+    column: str
+    prefix: str
+
+
+@dataclass(frozen=True)
+class Opaque(Predicate):
+    """A condition that cannot be decided from partition values; ``text`` is for display."""
+
+    text: str
+
+
+def eq(column: str, value: Any) -> Compare:
+    return Compare(column, "=", value)
+
+
+def in_(column: str, values: Iterable[Any]) -> In:
+    return In(column, tuple(values))
+
+
+def and_all(predicates: Iterable[Predicate]) -> Predicate:
+    """Conjunction of ``predicates`` (``AlwaysTrue`` when there are none)."""
+    result: Predicate | None = None
+    for pred in predicates:
+        result = pred if result is None else And(result, pred)
+    return AlwaysTrue() if result is None else result
+
+
+def columns_of(pred: Predicate) -> set[str]:
+    """Lower-case names of the columns a predicate refers to."""
+    match pred:
+        case And(left, right) | Or(left, right):
+            return columns_of(left) | columns_of(right)
+        case Not(child):
+            return columns_of(child)
+        case Compare(column=c) | EqualNullSafe(column=c) | In(column=c) | IsNull(column=c):
+            return {c.lower()}
+        case IsNotNull(column=c) | StartsWith(column=c):
+            return {c.lower()}
+    return set()

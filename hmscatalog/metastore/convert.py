@@ -1,0 +1,134 @@
+"""Conversion between Thrift structs and hmscatalog's own metastore types."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hmscatalog.metastore._thrift.hive_metastore import ttypes as t
+from hmscatalog.metastore.model import Column, Database, Partition, Storage, Table
+
+
+def column_to_thrift(col: Column) -> t.FieldSchema:
+    return t.FieldSchema(name=col.name, type=col.type, comment=col.comment)
+
+
+def column_from_thrift(fs: t.FieldSchema) -> Column:
+    return Column(name=fs.name, type=fs.type, comment=fs.comment)
+
+
+def database_to_thrift(db: Database) -> t.Database:
+    return t.Database(
+        name=db.name,
+        description=db.description,
+        locationUri=db.location,
+        parameters=dict(db.parameters),
+        ownerName=db.owner,
+        ownerType=t.PrincipalType.USER if db.owner else None,
+    )
+
+
+def database_from_thrift(db: t.Database) -> Database:
+    return Database(
+        name=db.name,
+        location=db.locationUri,
+        description=db.description,
+        parameters=dict(db.parameters or {}),
+        owner=db.ownerName,
+    )
+
+
+def storage_to_thrift(storage: Storage, columns: list[t.FieldSchema]) -> t.StorageDescriptor:
+    return t.StorageDescriptor(
+        cols=columns,
+        location=storage.location,
+        inputFormat=storage.input_format,
+        outputFormat=storage.output_format,
+        compressed=False,
+        numBuckets=-1,
+        serdeInfo=t.SerDeInfo(
+            name=None,
+            serializationLib=storage.serde,
+            parameters=dict(storage.serde_parameters),
+        ),
+        bucketCols=[],
+        sortCols=[],
+        parameters={},
+        skewedInfo=t.SkewedInfo(
+            skewedColNames=[], skewedColValues=[], skewedColValueLocationMaps={}
+        ),
+        storedAsSubDirectories=False,
+    )
+
+
+def storage_from_thrift(sd: t.StorageDescriptor | None) -> Storage:
+    if sd is None:
+        return Storage(None, None, None, None)
+    serde = sd.serdeInfo
+    return Storage(
+        location=sd.location,
+        input_format=sd.inputFormat,
+        output_format=sd.outputFormat,
+        serde=serde.serializationLib if serde else None,
+        serde_parameters=dict((serde.parameters or {}) if serde else {}),
+    )
+
+
+def table_to_thrift(table: Table) -> t.Table:
+    columns = [column_to_thrift(c) for c in table.columns]
+    return t.Table(
+        tableName=table.name,
+        dbName=table.database,
+        owner=table.owner,
+        createTime=table.create_time,
+        lastAccessTime=0,
+        retention=0,
+        sd=storage_to_thrift(table.storage, columns),
+        partitionKeys=[column_to_thrift(c) for c in table.partition_keys],
+        parameters=dict(table.parameters),
+        tableType=table.table_type,
+    )
+
+
+def table_from_thrift(table: t.Table) -> Table:
+    sd = table.sd
+    return Table(
+        database=table.dbName,
+        name=table.tableName,
+        columns=tuple(column_from_thrift(c) for c in (sd.cols if sd and sd.cols else [])),
+        partition_keys=tuple(column_from_thrift(c) for c in table.partitionKeys or []),
+        storage=storage_from_thrift(sd),
+        table_type=table.tableType or "",
+        parameters=dict(table.parameters or {}),
+        owner=table.owner,
+        create_time=table.createTime or 0,
+    )
+
+
+def partition_to_thrift(part: Partition, table: Table) -> t.Partition:
+    columns = [column_to_thrift(c) for c in table.columns]
+    return t.Partition(
+        values=list(part.values),
+        dbName=part.database,
+        tableName=part.table,
+        createTime=part.create_time,
+        lastAccessTime=0,
+        sd=storage_to_thrift(part.storage, columns),
+        parameters=dict(part.parameters),
+    )
+
+
+def partition_from_thrift(part: t.Partition) -> Partition:
+    return Partition(
+        database=part.dbName,
+        table=part.tableName,
+        values=tuple(part.values or ()),
+        storage=storage_from_thrift(part.sd),
+        parameters=dict(part.parameters or {}),
+        create_time=part.createTime or 0,
+    )
+
+
+def message_of(exc: Any) -> str:
+    """The message of a Thrift exception, on one line."""
+    text = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+    return " ".join(str(text).split())

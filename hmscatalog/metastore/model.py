@@ -1,0 +1,174 @@
+"""hmscatalog's own types for metastore objects (Thrift structs never leave the client)."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from hmscatalog.errors import UnsupportedFormat
+from hmscatalog.partitions.codec import make_part_name
+from hmscatalog.partitions.spec import PartitionColumn, PartitionSpec
+from hmscatalog.partitions.types import parse_hive_type
+
+MANAGED_TABLE = "MANAGED_TABLE"
+EXTERNAL_TABLE = "EXTERNAL_TABLE"
+VIRTUAL_VIEW = "VIRTUAL_VIEW"
+
+
+@dataclass(frozen=True)
+class StorageClasses:
+    input_format: str
+    output_format: str
+    serde: str
+    serde_parameters: Mapping[str, str] = field(default_factory=dict)
+
+
+class StorageFormat(enum.Enum):
+    """File formats hmscatalog creates tables in, with Hive's class names for each."""
+
+    PARQUET = StorageClasses(
+        "org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat",
+        "org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat",
+        "org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe",
+        {"serialization.format": "1"},
+    )
+    ORC = StorageClasses(
+        "org.apache.hadoop.hive.ql.io.orc.OrcInputFormat",
+        "org.apache.hadoop.hive.ql.io.orc.OrcOutputFormat",
+        "org.apache.hadoop.hive.ql.io.orc.OrcSerde",
+        {"serialization.format": "1"},
+    )
+    TEXT = StorageClasses(
+        "org.apache.hadoop.mapred.TextInputFormat",
+        "org.apache.hadoop.hive.ql.io.HiveIgnoreKeyTextOutputFormat",
+        "org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe",
+        {"serialization.format": "1"},
+    )
+
+    @classmethod
+    def parse(cls, name: str | StorageFormat) -> StorageFormat:
+        """``'parquet'``, ``'orc'`` or ``'text'``/``'textfile'`` (any case)."""
+        if isinstance(name, StorageFormat):
+            return name
+        key = name.strip().upper()
+        key = "TEXT" if key == "TEXTFILE" else key
+        try:
+            return cls[key]
+        except KeyError:
+            choices = ", ".join(f.name.lower() for f in cls)
+            raise UnsupportedFormat(
+                f"unknown storage format {name!r}; expected one of {choices}"
+            ) from None
+
+    @classmethod
+    def detect(cls, input_format: str | None, serde: str | None) -> StorageFormat | None:
+        """The format whose input format or serde matches, or ``None`` for anything else."""
+        for fmt in cls:
+            if input_format == fmt.value.input_format or serde == fmt.value.serde:
+                return fmt
+        return None
+
+
+@dataclass(frozen=True)
+class Column:
+    """A column: name, Hive type string, optional comment."""
+
+    name: str
+    type: str
+    comment: str | None = None
+
+
+@dataclass(frozen=True)
+class Database:
+    name: str
+    location: str | None = None
+    description: str | None = None
+    parameters: Mapping[str, str] = field(default_factory=dict)
+    owner: str | None = None
+
+
+@dataclass(frozen=True)
+class Storage:
+    """Where and how an object's files are stored (a Thrift StorageDescriptor, simplified)."""
+
+    location: str | None
+    input_format: str | None
+    output_format: str | None
+    serde: str | None
+    serde_parameters: Mapping[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, fmt: StorageFormat, location: str | None = None) -> Storage:
+        v = fmt.value
+        return cls(location, v.input_format, v.output_format, v.serde, dict(v.serde_parameters))
+
+    @property
+    def format(self) -> StorageFormat | None:
+        return StorageFormat.detect(self.input_format, self.serde)
+
+
+@dataclass(frozen=True)
+class Table:
+    """A metastore table."""
+
+    database: str
+    name: str
+    columns: Sequence[Column]
+    partition_keys: Sequence[Column] = ()
+    storage: Storage = field(default_factory=lambda: Storage.of(StorageFormat.PARQUET))
+    table_type: str = MANAGED_TABLE
+    parameters: Mapping[str, str] = field(default_factory=dict)
+    owner: str | None = None
+    create_time: int = 0
+
+    @property
+    def qualified_name(self) -> str:
+        return f"{self.database}.{self.name}"
+
+    @property
+    def location(self) -> str | None:
+        return self.storage.location
+
+    @property
+    def format(self) -> StorageFormat | None:
+        return self.storage.format
+
+    @property
+    def is_external(self) -> bool:
+        return self.table_type == EXTERNAL_TABLE
+
+    @property
+    def partition_spec(self) -> PartitionSpec:
+        return PartitionSpec(
+            tuple(PartitionColumn(c.name.lower(), parse_hive_type(c.type))
+                  for c in self.partition_keys)
+        )
+
+    def with_parameters(self, parameters: Mapping[str, str]) -> Table:
+        return replace(self, parameters=dict(parameters))
+
+
+@dataclass(frozen=True)
+class Partition:
+    """A metastore partition: its value strings as stored, and its storage."""
+
+    database: str
+    table: str
+    values: Sequence[str]
+    storage: Storage
+    parameters: Mapping[str, str] = field(default_factory=dict)
+    create_time: int = 0
+
+    @property
+    def location(self) -> str | None:
+        return self.storage.location
+
+    def typed_values(self, spec: PartitionSpec) -> tuple[Any, ...]:
+        """Values typed by the table's partition columns (the default partition → ``None``)."""
+        return spec.from_strings(self.values)
+
+    def name(self, spec: PartitionSpec) -> str:
+        """The partition's name, ``k1=v1/k2=v2``, escaped as Hive does."""
+        return make_part_name(spec.names, list(self.values))

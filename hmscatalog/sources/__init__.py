@@ -1,0 +1,1 @@
+"""Partition sources: where a table's partitions come from (metastore, storage, projection)."""

@@ -1,0 +1,81 @@
+"""Partitions of a metastore table that may match a predicate.
+
+What the metastore can evaluate goes to it as a filter string; every partition it returns is then
+checked against the whole predicate on the client with three-valued logic, and only a definite
+"false" drops it. The result is therefore exactly the partitions the predicate cannot rule out,
+whatever part of it the metastore understood.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from hmscatalog.errors import InvalidFilter, InvalidPartitionValue
+from hmscatalog.expressions.evaluator import PartitionEvaluator
+from hmscatalog.expressions.metastore_filter import to_metastore_filter
+from hmscatalog.expressions.predicates import AlwaysFalse, Predicate
+from hmscatalog.metastore.client import MetastoreClient
+from hmscatalog.metastore.model import Partition, Table
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class PartitionSelection:
+    """The outcome of a selection, with what EXPLAIN needs to say how it was made.
+
+    Attributes:
+        partitions: the selected partitions.
+        fetched: how many partitions the metastore returned before client-side filtering.
+        total: how many partitions the table has (``None`` unless asked for).
+        metastore_filter: the filter string sent, or ``None`` when all partitions were fetched.
+        client_filtered: whether the client evaluated predicates the metastore did not get.
+    """
+
+    partitions: list[Partition]
+    fetched: int
+    total: int | None
+    metastore_filter: str | None
+    client_filtered: bool
+
+
+def _typed(part: Partition, table: Table) -> tuple[Any, ...] | None:
+    try:
+        return part.typed_values(table.partition_spec)
+    except InvalidPartitionValue:
+        return None
+
+
+def select_partitions(
+    client: MetastoreClient, table: Table, predicate: Predicate, count_total: bool = False
+) -> PartitionSelection:
+    """Partitions of ``table`` that ``predicate`` (over its columns) does not rule out.
+
+    A partition whose stored value does not parse as its column's type is kept, since nothing
+    can be decided about it.
+    """
+    spec = table.partition_spec
+    total = client.count_partitions(table.database, table.name) if count_total else None
+    if isinstance(predicate, AlwaysFalse):
+        return PartitionSelection([], 0, total, None, True)
+    plan = to_metastore_filter(predicate, spec)
+    text = plan.text
+    fetched: list[Partition]
+    if text is not None:
+        try:
+            fetched = client.get_partitions_by_filter(table.database, table.name, text)
+        except InvalidFilter as exc:
+            log.warning("metastore rejected %s; filtering all partitions on the client", exc)
+            text = None
+    if text is None:
+        fetched = client.list_partitions(table.database, table.name)
+    evaluator = PartitionEvaluator(spec)
+    kept = []
+    for part in fetched:
+        values = _typed(part, table)
+        if values is None or evaluator.keeps(predicate, values):
+            kept.append(part)
+    return PartitionSelection(kept, len(fetched), total, text, plan.residual is not None or
+                              text is None)

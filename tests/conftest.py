@@ -1,0 +1,67 @@
+"""Shared fixtures: one real metastore and one SparkSession per test session."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from hmscatalog.metastore import server
+from hmscatalog.metastore.client import MetastoreClient
+
+
+@pytest.fixture(scope="session")
+def metastore(tmp_path_factory: pytest.TempPathFactory) -> Iterator[server.ServerInfo]:
+    """A real Hive Metastore (Derby) on a free port, for the whole test session."""
+    data_dir = tmp_path_factory.mktemp("metastore")
+    info = server.start(port=server.free_port(), data_dir=data_dir)
+    try:
+        yield info
+    finally:
+        server.stop(data_dir)
+
+
+@pytest.fixture(scope="session")
+def metastore_uri(metastore: server.ServerInfo) -> str:
+    return metastore.uri
+
+
+@pytest.fixture
+def client(metastore_uri: str) -> Iterator[MetastoreClient]:
+    with MetastoreClient(metastore_uri, timeout_s=60, backoff_s=0.1) as c:
+        yield c
+
+
+@pytest.fixture(scope="session")
+def spark(metastore_uri: str, tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """A local SparkSession whose built-in Hive catalog uses the test metastore."""
+    pyspark_sql = pytest.importorskip("pyspark.sql")
+    warehouse = tmp_path_factory.mktemp("spark-warehouse")
+    os.environ.setdefault("PYSPARK_PYTHON", str(Path(os.sys.executable)))
+    session = (
+        pyspark_sql.SparkSession.builder.master("local[2]")
+        .appName("hmscatalog-tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.sql.catalogImplementation", "hive")
+        .config("spark.hadoop.hive.metastore.uris", metastore_uri)
+        .config("spark.sql.warehouse.dir", str(warehouse))
+        .config("spark.driver.extraJavaOptions", "-Dderby.system.home=" + str(warehouse))
+        .getOrCreate()
+    )
+    try:
+        yield session
+    finally:
+        session.stop()
+
+
+@pytest.fixture
+def unique_db(client: MetastoreClient, request: pytest.FixtureRequest) -> Iterator[str]:
+    """A fresh database named after the test, dropped (cascade) afterwards."""
+    name = "t_" + "".join(ch if ch.isalnum() else "_" for ch in request.node.name.lower())[:60]
+    client.drop_database(name, cascade=True, if_exists=True)
+    client.create_database(name)
+    yield name
+    client.drop_database(name, cascade=True, if_exists=True)

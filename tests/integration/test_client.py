@@ -1,0 +1,243 @@
+"""Every client operation and error mapping against the real embedded metastore."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+from hmscatalog.errors import (
+    AlreadyExists,
+    InvalidFilter,
+    InvalidOperation,
+    InvalidUri,
+    MetastoreUnavailable,
+    NoSuchNamespace,
+    NoSuchPartition,
+    NoSuchTable,
+    UnsupportedFormat,
+)
+from hmscatalog.metastore.client import MetastoreClient
+from hmscatalog.metastore.model import StorageFormat
+
+pytestmark = pytest.mark.integration
+
+
+def _path(location: str | None) -> Path:
+    assert location is not None
+    return Path(urlparse(location).path)
+
+
+def test_databases(client: MetastoreClient, tmp_path: Path) -> None:
+    location = (tmp_path / "dbloc").as_uri()
+    client.drop_database("it_db", cascade=True, if_exists=True)
+    client.create_database("it_db", location=location, description="d",
+                           parameters={"owner_team": "x"})
+    db = client.get_database("it_db")
+    assert db.name == "it_db"
+    assert db.description == "d"
+    assert db.parameters["owner_team"] == "x"
+    assert _path(db.location) == tmp_path / "dbloc"
+    assert "it_db" in client.list_databases()
+    assert client.list_databases("it_*") == ["it_db"]
+    with pytest.raises(AlreadyExists, match="database 'it_db' already exists"):
+        client.create_database("it_db")
+    client.create_database("it_db", if_not_exists=True)
+    client.drop_database("it_db")
+    assert not client.database_exists("it_db")
+    with pytest.raises(NoSuchNamespace, match="'it_db' does not exist"):
+        client.get_database("it_db")
+    with pytest.raises(NoSuchNamespace, match="'it_db' does not exist"):
+        client.drop_database("it_db")
+    client.drop_database("it_db", if_exists=True)
+
+
+def test_drop_non_empty_database_needs_cascade(client: MetastoreClient, unique_db: str) -> None:
+    client.new_table(unique_db, "t", [("a", "int")])
+    with pytest.raises(InvalidOperation, match="not empty"):
+        client.drop_database(unique_db)
+    assert client.table_exists(unique_db, "t")
+
+
+@pytest.mark.parametrize("fmt", list(StorageFormat))
+def test_create_get_list_tables_in_each_format(
+    client: MetastoreClient, unique_db: str, fmt: StorageFormat
+) -> None:
+    table = client.new_table(
+        unique_db, "t_" + fmt.name.lower(), [("a", "int"), ("b", "string")],
+        partition_keys=[("dt", "date"), ("hr", "int")], format=fmt,
+        parameters={"k": "v"},
+    )
+    assert table.format is fmt
+    assert [c.name for c in table.partition_keys] == ["dt", "hr"]
+    assert table.parameters["k"] == "v"
+    assert not table.is_external
+    assert table.location and table.location.endswith(f"{unique_db}.db/t_{fmt.name.lower()}")
+    assert client.list_tables(unique_db) == ["t_" + fmt.name.lower()]
+    assert client.list_tables(unique_db, "t_*") == ["t_" + fmt.name.lower()]
+
+
+def test_unknown_format_is_rejected_by_name(client: MetastoreClient, unique_db: str) -> None:
+    with pytest.raises(UnsupportedFormat, match="'avro'"):
+        client.new_table(unique_db, "t", [("a", "int")], format="avro")
+    assert not client.table_exists(unique_db, "t")
+
+
+def test_table_errors_name_the_object(client: MetastoreClient, unique_db: str) -> None:
+    with pytest.raises(NoSuchTable, match=f"table {unique_db}.nope does not exist"):
+        client.get_table(unique_db, "nope")
+    with pytest.raises(NoSuchNamespace, match="database 'no_such_db' does not exist"):
+        client.get_table("no_such_db", "t")
+    with pytest.raises(NoSuchNamespace, match="'no_such_db'"):
+        client.list_tables("no_such_db")
+    with pytest.raises(NoSuchNamespace, match="'no_such_db'"):
+        client.new_table("no_such_db", "t", [("a", "int")])
+    client.new_table(unique_db, "t", [("a", "int")])
+    with pytest.raises(AlreadyExists, match=f"table {unique_db}.t already exists"):
+        client.new_table(unique_db, "t", [("a", "int")])
+    client.new_table(unique_db, "t", [("a", "int")], if_not_exists=True)
+    with pytest.raises(NoSuchTable, match=f"{unique_db}.nope"):
+        client.drop_table(unique_db, "nope")
+    client.drop_table(unique_db, "nope", if_exists=True)
+
+
+def test_alter_table_parameters_and_rename(client: MetastoreClient, unique_db: str) -> None:
+    client.new_table(unique_db, "t", [("a", "int")], parameters={"keep": "1", "drop": "2"})
+    table = client.alter_table_parameters(unique_db, "t", set={"new": "3"}, unset=["drop"])
+    assert table.parameters["keep"] == "1" and table.parameters["new"] == "3"
+    assert "drop" not in table.parameters
+    client.rename_table(unique_db, "t", unique_db, "t2")
+    assert client.list_tables(unique_db) == ["t2"]
+    with pytest.raises(NoSuchTable):
+        client.alter_table_parameters(unique_db, "t", set={"a": "b"})
+
+
+def test_drop_managed_deletes_data_external_keeps_it(
+    client: MetastoreClient, unique_db: str, tmp_path: Path
+) -> None:
+    managed = client.new_table(unique_db, "m", [("a", "int")])
+    managed_dir = _path(managed.location)
+    (managed_dir / "f.txt").write_text("x")
+    ext_dir = tmp_path / "ext"
+    ext_dir.mkdir()
+    (ext_dir / "f.txt").write_text("x")
+    external = client.new_table(unique_db, "e", [("a", "int")], external=True,
+                                location=ext_dir.as_uri())
+    assert external.is_external
+    kept = client.new_table(unique_db, "k", [("a", "int")])
+    kept_dir = _path(kept.location)
+    (kept_dir / "f.txt").write_text("x")
+
+    client.drop_table(unique_db, "m")
+    client.drop_table(unique_db, "e")
+    client.drop_table(unique_db, "k", delete_data=False)
+    assert not managed_dir.exists()
+    assert (ext_dir / "f.txt").exists()
+    assert (kept_dir / "f.txt").exists()
+
+
+def test_partitions_lifecycle(client: MetastoreClient, unique_db: str, tmp_path: Path) -> None:
+    table = client.new_table(unique_db, "p", [("a", "int")],
+                             partition_keys=[("dt", "date"), ("region", "string")])
+    days = [dt.date(2024, 1, d) for d in range(1, 6)]
+    parts = [client.new_partition(table, [d, r]) for d in days for r in ("emea", "a/b", "")]
+    assert client.add_partitions(table, parts, batch_size=4) == 15
+    assert client.count_partitions(unique_db, "p") == 15
+    names = client.list_partition_names(unique_db, "p")
+    assert "dt=2024-01-01/region=a%2Fb" in names
+    assert "dt=2024-01-01/region=__HIVE_DEFAULT_PARTITION__" in names
+    # The metastore creates each partition's directory at the path the codec computed.
+    assert (_path(table.location) / "dt=2024-01-01" / "region=a%2Fb").is_dir()
+
+    # if-not-exists: only new ones are added; without it the batch fails as a whole
+    again = parts[:2] + [client.new_partition(table, [dt.date(2024, 2, 1), "x"])]
+    assert client.add_partitions(table, again, if_not_exists=True) == 1
+    with pytest.raises(AlreadyExists, match=f"{unique_db}.p"):
+        client.add_partitions(table, [client.new_partition(table, [dt.date(2024, 3, 1), "y"]),
+                                      parts[0]])
+    assert client.count_partitions(unique_db, "p") == 16
+
+    got = client.get_partitions_by_names(unique_db, "p", names[:7] + ["dt=1999-01-01/region=x"],
+                                         batch_size=3)
+    assert sorted(p.name(table.partition_spec) for p in got) == sorted(names[:7])
+    assert len(client.list_partitions(unique_db, "p")) == 16
+    assert len(client.list_partition_names(unique_db, "p", limit=3)) == 3
+
+    one = client.get_partition(unique_db, "p", ["2024-01-02", "a/b"])
+    assert one.typed_values(table.partition_spec) == (dt.date(2024, 1, 2), "a/b")
+    with pytest.raises(NoSuchPartition, match=r"\['1999-01-01', 'x'\]"):
+        client.get_partition(unique_db, "p", ["1999-01-01", "x"])
+
+    by_filter = client.get_partitions_by_filter(unique_db, "p", 'region = "emea"')
+    assert len(by_filter) == 5
+    assert client.count_partitions(unique_db, "p", 'dt >= "2024-01-04"') == 7
+
+    custom = tmp_path / "elsewhere"
+    moved = [p.__class__(p.database, p.table, p.values,
+                         p.storage.__class__(custom.as_uri(), p.storage.input_format,
+                                             p.storage.output_format, p.storage.serde,
+                                             p.storage.serde_parameters),
+                         {**p.parameters, "numRows": "10"})
+             for p in by_filter[:1]]
+    client.alter_partitions(unique_db, "p", moved)
+    after = client.get_partition(unique_db, "p", list(moved[0].values))
+    assert _path(after.location) == custom
+    assert after.parameters["numRows"] == "10"
+
+    dropped = client.drop_partitions(unique_db, "p", names[:2])
+    assert dropped == 2
+    assert client.count_partitions(unique_db, "p") == 14
+    with pytest.raises(NoSuchPartition, match=f"{unique_db}.p"):
+        client.drop_partitions(unique_db, "p", [names[0]])
+    assert client.drop_partitions(unique_db, "p", [names[0]], if_exists=True) == 0
+
+
+def test_partition_custom_location(client: MetastoreClient, unique_db: str,
+                                   tmp_path: Path) -> None:
+    table = client.new_table(unique_db, "p", [("a", "int")], partition_keys=[("k", "int")])
+    where = tmp_path / "anywhere"
+    client.add_partitions(table, [client.new_partition(table, {"K": 7}, location=where.as_uri())])
+    (part,) = client.list_partitions(unique_db, "p")
+    assert part.values == ("7",)
+    assert _path(part.location) == where
+
+
+def test_malformed_filter_is_invalid_filter_naming_it(client: MetastoreClient,
+                                                      unique_db: str) -> None:
+    client.new_table(unique_db, "p", [("a", "int")], partition_keys=[("k", "string")])
+    with pytest.raises(InvalidFilter, match=r"'k = = 3' on .*\.p was rejected"):
+        client.get_partitions_by_filter(unique_db, "p", "k = = 3")
+    with pytest.raises(InvalidFilter, match="nocol"):
+        client.count_partitions(unique_db, "p", 'nocol = "x"')
+    with pytest.raises(NoSuchTable):
+        client.get_partitions_by_filter(unique_db, "nope", 'k = "x"')
+
+
+def test_config_value(client: MetastoreClient) -> None:
+    assert client.get_config_value("hive.metastore.try.direct.sql") == "true"
+
+
+def test_bad_uris_are_rejected_up_front() -> None:
+    for bad in ["localhost:9083", "http://h:1", "thrift://h", "thrift://h:notaport", ""]:
+        with pytest.raises(InvalidUri, match="thrift://host:port"):
+            MetastoreClient(bad)
+
+
+def test_unreachable_metastore_is_unavailable_after_retries() -> None:
+    from hmscatalog.metastore.server import free_port
+
+    c = MetastoreClient(f"thrift://127.0.0.1:{free_port()}", retries=2, backoff_s=0.01,
+                        connect_timeout_s=1)
+    with pytest.raises(MetastoreUnavailable, match="after 3 attempts"):
+        c.list_databases()
+
+
+def test_failover_to_the_next_uri(metastore_uri: str) -> None:
+    from hmscatalog.metastore.server import free_port
+
+    dead = f"thrift://127.0.0.1:{free_port()}"
+    with MetastoreClient(f"{dead},{metastore_uri}", connect_timeout_s=1) as c:
+        assert "default" in c.list_databases()
+        assert c.connected_to == metastore_uri
