@@ -1,9 +1,12 @@
 """Three-valued evaluation of a predicate against one partition's values.
 
-The result is ``True``, ``False`` or ``None`` (unknown). Unknown comes from SQL NULLs and from
-conditions that partition values alone cannot decide (:class:`Opaque`, data columns, literals of
-another type). Callers prune a partition only on ``False``: an unknown partition is kept and its
-rows are filtered by the engine afterwards, so pruning never changes a query's result.
+SQL's logic has three values: true, false and NULL. From partition values alone some conditions
+cannot be decided at all (:class:`Opaque`, data columns, literals of another type): such a
+condition may be any of the three. The evaluator therefore computes the *set of values a predicate
+can take* for a partition (a bit mask over true/false/NULL, combined with Kleene's rules), which
+stays exact through ``NOT``, ``AND`` and ``OR``. A partition is pruned only when "true" is not in
+that set: its rows could never pass the WHERE clause. Everything else is kept and filtered again
+by the engine, so pruning never changes a query's result.
 """
 
 from __future__ import annotations
@@ -35,21 +38,40 @@ _OPS: dict[str, Callable[[Any, Any], bool]] = {
     "<=": operator.le, ">": operator.gt, ">=": operator.ge,
 }
 
-
-def _and(a: bool | None, b: bool | None) -> bool | None:
-    if a is False or b is False:
-        return False
-    if a is None or b is None:
-        return None
-    return True
+# A set of possible SQL truth values, as a bit mask.
+TRUE, FALSE, NULL = 1, 2, 4
+ANY = TRUE | FALSE | NULL
+_VALUES = (TRUE, FALSE, NULL)
 
 
-def _or(a: bool | None, b: bool | None) -> bool | None:
-    if a is True or b is True:
-        return True
-    if a is None or b is None:
-        return None
-    return False
+def _kleene_and(a: int, b: int) -> int:
+    if FALSE in (a, b):
+        return FALSE
+    return NULL if NULL in (a, b) else TRUE
+
+
+def _kleene_or(a: int, b: int) -> int:
+    if TRUE in (a, b):
+        return TRUE
+    return NULL if NULL in (a, b) else FALSE
+
+
+def _combine(left: int, right: int, rule: Callable[[int, int], int]) -> int:
+    result = 0
+    for a in _VALUES:
+        if left & a:
+            for b in _VALUES:
+                if right & b:
+                    result |= rule(a, b)
+    return result
+
+
+def _negate(mask: int) -> int:
+    return (FALSE if mask & TRUE else 0) | (TRUE if mask & FALSE else 0) | (mask & NULL)
+
+
+def _truth(value: bool) -> int:
+    return TRUE if value else FALSE
 
 
 class PartitionEvaluator:
@@ -64,49 +86,67 @@ class PartitionEvaluator:
         self._types = {c.name: c.type for c in spec.columns}
 
     def evaluate(self, pred: Predicate, values: Mapping[str, Any]) -> bool | None:
-        """Evaluate ``pred`` with ``values`` (lower-case column name → typed value)."""
+        """``True`` if ``pred`` is certainly true, ``False`` if it can never be true (false or
+        NULL), ``None`` if partition values cannot decide.
+
+        Args:
+            values: lower-case column name → typed value.
+        """
+        mask = self.possible(pred, values)
+        if mask == TRUE:
+            return True
+        return False if not mask & TRUE else None
+
+    def possible(self, pred: Predicate, values: Mapping[str, Any]) -> int:
+        """The set of truth values ``pred`` can take, as a mask of TRUE, FALSE and NULL."""
         match pred:
             case AlwaysTrue():
-                return True
+                return TRUE
             case AlwaysFalse():
-                return False
+                return FALSE
             case And(left, right):
-                first = self.evaluate(left, values)
-                return False if first is False else _and(first, self.evaluate(right, values))
+                first = self.possible(left, values)
+                if first == FALSE:
+                    return FALSE
+                return _combine(first, self.possible(right, values), _kleene_and)
             case Or(left, right):
-                first = self.evaluate(left, values)
-                return True if first is True else _or(first, self.evaluate(right, values))
+                first = self.possible(left, values)
+                if first == TRUE:
+                    return TRUE
+                return _combine(first, self.possible(right, values), _kleene_or)
             case Not(child):
-                inner = self.evaluate(child, values)
-                return None if inner is None else not inner
+                return _negate(self.possible(child, values))
             case IsNull(column):
                 current = self._value(column, values)
-                return None if current is _MISSING else current is None
+                return ANY if current is _MISSING else _truth(current is None)
             case IsNotNull(column):
                 current = self._value(column, values)
-                return None if current is _MISSING else current is not None
+                return ANY if current is _MISSING else _truth(current is not None)
             case Compare(column, op, literal):
                 return self._compare(column, op, literal, values)
             case EqualNullSafe(column, literal):
                 current = self._value(column, values)
                 if current is _MISSING:
-                    return None
+                    return ANY
                 if literal is None or current is None:
-                    return literal is None and current is None
+                    return _truth(literal is None and current is None)
                 return self._compare(column, "=", literal, values)
             case In(column, literals):
-                result: bool | None = False
+                result = FALSE
                 for literal in literals:
-                    result = _or(result, self._compare(column, "=", literal, values))
-                    if result is True:
+                    result = _combine(result, self._compare(column, "=", literal, values),
+                                      _kleene_or)
+                    if result == TRUE:
                         break
                 return result
             case StartsWith(column, prefix):
                 current = self._value(column, values)
-                if current is _MISSING or current is None or not isinstance(current, str):
-                    return None
-                return current.startswith(prefix)
-        return None
+                if current is None:
+                    return NULL
+                if current is _MISSING or not isinstance(current, str):
+                    return ANY
+                return _truth(current.startswith(prefix))
+        return ANY
 
     def _value(self, column: str, values: Mapping[str, Any]) -> Any:
         name = column.lower()
@@ -116,17 +156,19 @@ class PartitionEvaluator:
 
     def _compare(
         self, column: str, op: str, literal: Any, values: Mapping[str, Any]
-    ) -> bool | None:
+    ) -> int:
         current = self._value(column, values)
-        if current is _MISSING or current is None or literal is None:
-            return None
+        if current is _MISSING:
+            return ANY
+        if current is None or literal is None:
+            return NULL
         try:
             typed = coerce_literal(literal, self._types[column.lower()])
-            return bool(_OPS[op](current, typed))
+            return _truth(bool(_OPS[op](current, typed)))
         except (Uncomparable, TypeError):
-            return None
+            return ANY
 
     def keeps(self, pred: Predicate, partition_values: tuple[Any, ...]) -> bool:
         """Whether a partition with these typed values may hold matching rows."""
         mapping = dict(zip(self._spec.names, partition_values, strict=True))
-        return self.evaluate(pred, mapping) is not False
+        return bool(self.possible(pred, mapping) & TRUE)

@@ -152,14 +152,14 @@ def test_partitions_lifecycle(client: MetastoreClient, unique_db: str, tmp_path:
     assert (_path(table.location) / "dt=2024-01-01" / "region=a%2Fb").is_dir()
 
     # if-not-exists: only new ones are added; without it the batch fails as a whole
-    again = parts[:2] + [client.new_partition(table, [dt.date(2024, 2, 1), "x"])]
+    again = [*parts[:2], client.new_partition(table, [dt.date(2024, 2, 1), "x"])]
     assert client.add_partitions(table, again, if_not_exists=True) == 1
     with pytest.raises(AlreadyExists, match=f"{unique_db}.p"):
         client.add_partitions(table, [client.new_partition(table, [dt.date(2024, 3, 1), "y"]),
                                       parts[0]])
     assert client.count_partitions(unique_db, "p") == 16
 
-    got = client.get_partitions_by_names(unique_db, "p", names[:7] + ["dt=1999-01-01/region=x"],
+    got = client.get_partitions_by_names(unique_db, "p", [*names[:7], "dt=1999-01-01/region=x"],
                                          batch_size=3)
     assert sorted(p.name(table.partition_spec) for p in got) == sorted(names[:7])
     assert len(client.list_partitions(unique_db, "p")) == 16

@@ -34,10 +34,16 @@ NULL_ROW = {"dt": None, "region": None, "hr": None}
         (Compare("dt", ">=", dt.date(2024, 1, 5)), ROW, True),
         (Compare("dt", ">", "2024-01-05"), ROW, False),
         (In("region", ("apac", "emea")), ROW, True),
-        (In("region", ("apac", None)), ROW, None),
+        (In("region", ("apac", None)), ROW, False),  # NULL: never true
+        (In("region", ("emea", None)), ROW, True),
         (StartsWith("region", "em"), ROW, True),
-        (eq("hr", 7), NULL_ROW, None),
-        (Not(eq("hr", 7)), NULL_ROW, None),
+        (eq("hr", 7), NULL_ROW, False),
+        (Not(eq("hr", 7)), NULL_ROW, False),
+        (Not(eq("hr", 7) & Opaque("f(x)")), NULL_ROW, None),
+        (Not(eq("hr", 7) | Opaque("f(x)")), NULL_ROW, False),  # NOT (NULL OR x) is never true
+        (Not(Not(eq("hr", 7)) | Opaque("f(x)")), ROW, None),
+        (Not(eq("hr", 8) & Opaque("f(x)")), ROW, True),
+        (StartsWith("region", "e"), NULL_ROW, False),
         (IsNull("hr"), NULL_ROW, True),
         (IsNotNull("hr"), NULL_ROW, False),
         (EqualNullSafe("hr", None), NULL_ROW, True),
@@ -57,6 +63,7 @@ def test_three_valued_evaluation(pred: object, row: dict, expected: bool | None)
     assert EVAL.evaluate(pred, row) is expected  # type: ignore[arg-type]
 
 
-def test_only_false_prunes() -> None:
+def test_prunes_only_partitions_that_can_never_be_true() -> None:
     assert EVAL.keeps(eq("hr", 7) | Opaque("?"), (None, None, None))
     assert not EVAL.keeps(IsNotNull("hr"), (None, None, None))
+    assert not EVAL.keeps(eq("hr", 7) & Opaque("?"), (None, None, None))

@@ -32,12 +32,23 @@ from hmscatalog.partitions import PartitionSpec, format_value, parse_hive_type, 
         ("boolean", "0", False, "false"),
         ("date", "2024-01-05", dt.date(2024, 1, 5), "2024-01-05"),
         ("date", "2024-1-5", dt.date(2024, 1, 5), "2024-01-05"),
-        ("timestamp", "2024-01-05 10:30:00", dt.datetime(2024, 1, 5, 10, 30), "2024-01-05 10:30:00"),
-        ("timestamp", "2024-01-05 10:30:00.120", dt.datetime(2024, 1, 5, 10, 30, 0, 120000),
-         "2024-01-05 10:30:00.12"),
+        (
+            "timestamp",
+            "2024-01-05 10:30:00",
+            dt.datetime(2024, 1, 5, 10, 30),
+            "2024-01-05 10:30:00",
+        ),
+        (
+            "timestamp",
+            "2024-01-05 10:30:00.120",
+            dt.datetime(2024, 1, 5, 10, 30, 0, 120000),
+            "2024-01-05 10:30:00.12",
+        ),
     ],
 )
-def test_parse_and_format_per_type(type_text: str, text: str, value: object, canonical: str) -> None:
+def test_parse_and_format_per_type(
+    type_text: str, text: str, value: object, canonical: str
+) -> None:
     hive_type = parse_hive_type(type_text)
     assert parse_value(text, hive_type) == value
     assert format_value(value, hive_type) == canonical
