@@ -43,15 +43,15 @@ def test_escape_known_values(raw: str, escaped: str) -> None:
         ("%4", "%4"),  # too short at the end
         ("a%", "a%"),
         ("%zz", "%zz"),
-        ("%+1", "\x01"),  # Integer.parseInt accepts a sign
-        ("%-0", "\x00"),
-        ("%-1", "%-1"),  # negative: left alone
+        ("%+1", "%+1"),  # only two hex digits decode (Hive 2.3 would decode signs)
+        ("%-0", "%-0"),
         ("%2f", "/"),  # lowercase hex decodes too
         ("%%41", "%A"),
-        ("%\uff11\uff10", "\x10"),  # fullwidth digits are digits to Java
+        ("%\uff11\uff10", "%\uff11\uff10"),  # only ASCII digits
+        ("%\x80%41", "%\x80A"),
     ],
 )
-def test_unescape_matches_hive_quirks(text: str, expected: str) -> None:
+def test_unescape_of_malformed_sequences(text: str, expected: str) -> None:
     assert unescape_path_name(text) == expected
 
 

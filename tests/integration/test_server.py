@@ -1,0 +1,150 @@
+"""The embedded metastore launcher and the `hmscatalog metastore` commands."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from hmscatalog.errors import InvalidUri, MetastoreUnavailable, ServerError
+from hmscatalog.metastore import server
+from hmscatalog.metastore.client import MetastoreClient
+
+pytestmark = pytest.mark.integration
+
+
+def _cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "hmscatalog.cli.main", *args],
+        capture_output=True, text=True, timeout=300, env=env,
+    )
+
+
+def test_cli_start_status_stop(tmp_path: Path) -> None:
+    data_dir = tmp_path / "hms"
+    port = server.free_port()
+    started = _cli("metastore", "start", "--port", str(port), "--data-dir", str(data_dir))
+    assert started.returncode == 0, started.stderr
+    uri = f"thrift://127.0.0.1:{port}"
+    assert started.stdout.strip() == uri
+    try:
+        with MetastoreClient(uri) as c:
+            c.create_database("cli_db")
+        again = _cli("metastore", "start", "--port", str(port), "--data-dir", str(data_dir))
+        assert again.returncode == 0 and "already running" in again.stderr
+        other = _cli("metastore", "start", "--port", str(server.free_port()),
+                     "--data-dir", str(data_dir))
+        assert other.returncode == 1
+        assert f"data dir {data_dir} is in use" in other.stderr
+        status = _cli("metastore", "status", "--data-dir", str(data_dir))
+        assert status.returncode == 0 and uri in status.stdout
+    finally:
+        stopped = _cli("metastore", "stop", "--data-dir", str(data_dir))
+    assert stopped.returncode == 0, stopped.stderr
+    assert _cli("metastore", "status", "--data-dir", str(data_dir)).returncode == 1
+    gone = _cli("metastore", "stop", "--data-dir", str(data_dir))
+    assert gone.returncode == 1 and "no metastore server is running" in gone.stderr
+    # The Derby database survives a restart.
+    info = server.start(port=port, data_dir=data_dir)
+    try:
+        with MetastoreClient(info.uri) as c:
+            assert "cli_db" in c.list_databases()
+    finally:
+        server.stop(data_dir)
+
+
+def test_port_taken_is_a_clear_error(tmp_path: Path) -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen()
+        port = sock.getsockname()[1]
+        with pytest.raises(ServerError, match=f"port {port} is already in use"):
+            server.start(port=port, data_dir=tmp_path)
+    assert not (tmp_path / "server.json").exists()
+
+
+def test_data_dir_locked_by_another_process(tmp_path: Path) -> None:
+    # Another JVM holds the Derby database open (as Spark's own embedded metastore would).
+    lock = tmp_path / "metastore_db" / "dbex.lck"
+    lock.parent.mkdir()
+    lock.write_bytes(b"")
+    holder = subprocess.Popen(
+        [sys.executable, "-c",
+         "import fcntl,sys,time; f=open(sys.argv[1],'r+b'); fcntl.lockf(f, fcntl.LOCK_EX);"
+         "print('locked', flush=True); time.sleep(60)", str(lock)],
+        stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+        with pytest.raises(ServerError, match=f"data dir {tmp_path} is locked"):
+            server.start(port=server.free_port(), data_dir=tmp_path)
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_server_dying_during_start_shows_its_log(tmp_path: Path) -> None:
+    with pytest.raises(ServerError, match="exited with code") as info:
+        server.start(port=server.free_port(), data_dir=tmp_path, heap="not-a-size")
+    assert "Invalid maximum heap size" in str(info.value)
+    assert server.status(tmp_path) is None
+
+
+def test_no_java_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("JAVA_HOME", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(ServerError, match="Java not found"):
+        server.start(port=server.free_port(), data_dir=tmp_path)
+
+
+def test_cli_errors_are_one_line(tmp_path: Path) -> None:
+    result = _cli("metastore", "start", "--db", "mysql://x", "--data-dir", str(tmp_path),
+                  "--port", str(server.free_port()))
+    assert result.returncode == 1
+    assert result.stderr.strip().count("\n") == 0
+    assert "hmscatalog: error: --db 'mysql://x'" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "db", ["mysql://h/db", "postgresql://", "postgresql://h:port/db", "postgresql://h:5432/"]
+)
+def test_bad_db_uris(db: str, tmp_path: Path) -> None:
+    with pytest.raises((InvalidUri, ServerError), match="--db|JDBC"):
+        server.backing_db(db, tmp_path)
+
+
+def test_postgres_db_settings(tmp_path: Path) -> None:
+    if not any(Path(j).exists() for j in server.POSTGRES_JDBC_JARS):
+        with pytest.raises(ServerError, match="libpostgresql-jdbc-java"):
+            server.backing_db("postgresql://u:p%40ss@db.example:5433/hms", tmp_path)
+        return
+    backing = server.backing_db("postgresql://u:p%40ss@db.example:5433/hms", tmp_path)
+    assert backing.url == "jdbc:postgresql://db.example:5433/hms"
+    assert (backing.user, backing.password) == ("u", "p@ss")
+    assert backing.driver == "org.postgresql.Driver"
+
+
+def test_client_reconnects_after_server_restart(metastore: server.ServerInfo) -> None:
+    """Kill the session's metastore mid-session; the same client works once it is back."""
+    data_dir = Path(metastore.data_dir)
+    with MetastoreClient(metastore.uri, retries=6, backoff_s=0.2) as c:
+        c.create_database("restart_db", if_not_exists=True)
+        before = server.status(data_dir)
+        assert before is not None
+        os.killpg(before.pid, signal.SIGKILL)
+        deadline = time.monotonic() + 30
+        while server.status(data_dir) is not None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        with pytest.raises(MetastoreUnavailable):
+            MetastoreClient(metastore.uri, retries=0).list_databases()
+        restarted = server.start(port=metastore.port, data_dir=data_dir)
+        assert restarted.pid != before.pid
+        # The old connection is dead; the client notices, reconnects and retries.
+        assert "restart_db" in c.list_databases()
+        c.drop_database("restart_db")
