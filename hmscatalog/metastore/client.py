@@ -1,31 +1,20 @@
 """A typed client for the Hive Metastore's Thrift API.
 
-Thrift stays inside this module: callers pass and receive :mod:`hmscatalog.metastore.model`
-objects and catch :mod:`hmscatalog.errors` exceptions.
-
-Connections: ``uris`` is one or more ``thrift://host:port`` addresses (a list or a comma-separated
-string). Connecting tries them in order and keeps the first that answers; after a transport
-error the client reconnects, starting from the next address, with exponential backoff between
-attempts, and retries the call. Like Hive's own retrying client it retries every call, so a
-``create_*`` whose first attempt reached the server before the connection broke may then report
-:class:`~hmscatalog.errors.AlreadyExists`.
+Thrift stays inside this package: callers pass and receive :mod:`hmscatalog.metastore.model`
+objects and catch :mod:`hmscatalog.errors` exceptions. Connection handling (failover, timeouts,
+retries) lives in :mod:`hmscatalog.metastore.connection`.
 """
 
 from __future__ import annotations
 
 import contextlib
-import logging
-import socket
-import threading
-import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
-from typing import Any, TypeVar
-from urllib.parse import urlsplit
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
 
-from thrift.protocol import TBinaryProtocol
-from thrift.Thrift import TApplicationException, TException
-from thrift.transport import TSocket, TTransport
+from thrift.Thrift import TException
 
 from hmscatalog.errors import (
     AlreadyExists,
@@ -33,17 +22,22 @@ from hmscatalog.errors import (
     InvalidFilter,
     InvalidObject,
     InvalidOperation,
-    InvalidUri,
     MetastoreError,
-    MetastoreUnavailable,
     NoSuchNamespace,
     NoSuchObject,
     NoSuchPartition,
     NoSuchTable,
 )
 from hmscatalog.metastore import convert
-from hmscatalog.metastore._thrift.hive_metastore import ThriftHiveMetastore
 from hmscatalog.metastore._thrift.hive_metastore import ttypes as t
+from hmscatalog.metastore.connection import (
+    DEFAULT_BACKOFF_S,
+    DEFAULT_CONNECT_TIMEOUT_S,
+    DEFAULT_RETRIES,
+    DEFAULT_TIMEOUT_S,
+    MetastoreConnection,
+    parse_uris,
+)
 from hmscatalog.metastore.model import (
     EXTERNAL_TABLE,
     MANAGED_TABLE,
@@ -56,59 +50,54 @@ from hmscatalog.metastore.model import (
 )
 from hmscatalog.partitions.codec import make_part_name
 
-T = TypeVar("T")
+__all__ = ["MetastoreClient", "parse_uris", "ping"]
 
-# thrift logs every failed connect attempt at ERROR; failures surface as our exceptions instead.
-logging.getLogger("thrift.transport.TSocket").addHandler(logging.NullHandler())
-logging.getLogger("thrift.transport.TSocket").propagate = False
-
-DEFAULT_TIMEOUT_S = 60.0
-DEFAULT_CONNECT_TIMEOUT_S = 10.0
-DEFAULT_RETRIES = 4
-DEFAULT_BACKOFF_S = 0.25
-MAX_BACKOFF_S = 8.0
 ADD_BATCH = 1000
 GET_BATCH = 500
 
 
-def parse_uris(uris: str | Sequence[str]) -> list[tuple[str, int]]:
-    """Parse ``thrift://host:port`` addresses (a list, or one comma-separated string).
-
-    Raises:
-        InvalidUri: naming the first malformed address.
-    """
-    items = uris.split(",") if isinstance(uris, str) else list(uris)
-    result = []
-    for raw in items:
-        text = raw.strip()
-        parts = urlsplit(text)
-        try:
-            port = parts.port
-        except ValueError:
-            port = None
-        if parts.scheme != "thrift" or not parts.hostname or port is None or parts.path not in (
-            "", "/"
-        ):
-            raise InvalidUri(f"metastore URI {text!r} is malformed: expected thrift://host:port")
-        result.append((parts.hostname, port))
-    if not result:
-        raise InvalidUri("no metastore URI given: expected thrift://host:port")
-    return result
+def _local_path(location: str | None) -> Path | None:
+    if not location:
+        return None
+    parts = urlsplit(location)
+    if parts.scheme != "file" or parts.netloc not in ("", "localhost"):
+        return None
+    return Path(unquote(parts.path))
 
 
-def _is_transport_error(exc: BaseException) -> bool:
-    return isinstance(exc, TTransport.TTransportException | OSError | EOFError | socket.timeout)
+@contextlib.contextmanager
+def _created_directories(paths: Iterable[Path]) -> Iterator[None]:
+    """Create missing directories; remove those created here (if still empty) on failure."""
+    created: list[Path] = []
+    try:
+        for path in paths:
+            missing = []
+            probe = path
+            while not probe.exists():
+                missing.append(probe)
+                probe = probe.parent
+            for directory in reversed(missing):
+                with contextlib.suppress(FileExistsError):
+                    directory.mkdir()
+                    created.append(directory)
+        yield
+    except BaseException:
+        for directory in reversed(created):
+            with contextlib.suppress(OSError):
+                directory.rmdir()
+        raise
 
 
 class MetastoreClient:
-    """A Hive Metastore client (not thread-safe per call; calls are serialised by a lock).
+    """A typed Hive Metastore client. Calls are serialised; share one per thread or lock.
 
     Args:
-        uris: ``thrift://host:port`` addresses, tried in order.
+        uris: ``thrift://host:port`` addresses, tried in order (see
+            :mod:`hmscatalog.metastore.connection` for failover and retries).
         timeout_s: socket timeout for each call.
         connect_timeout_s: socket timeout while connecting.
         retries: how many times a call is retried after transport errors.
-        backoff_s: first delay between retries, doubled each time up to ``MAX_BACKOFF_S``.
+        backoff_s: first delay between retries, doubled each time.
 
     Raises:
         InvalidUri: at construction for malformed URIs; nothing connects until the first call.
@@ -122,22 +111,18 @@ class MetastoreClient:
         retries: int = DEFAULT_RETRIES,
         backoff_s: float = DEFAULT_BACKOFF_S,
     ) -> None:
-        self._addresses = parse_uris(uris)
-        self._timeout_s = timeout_s
-        self._connect_timeout_s = connect_timeout_s
-        self._retries = retries
-        self._backoff_s = backoff_s
-        self._lock = threading.RLock()
-        self._transport: TTransport.TTransportBase | None = None
-        self._client: ThriftHiveMetastore.Client | None = None
-        self._next = 0
-        self.connected_to: str | None = None
+        self._connection = MetastoreConnection(uris, timeout_s, connect_timeout_s, retries,
+                                               backoff_s)
+        self._call = self._connection.call
 
     @property
     def uris(self) -> list[str]:
-        return [f"thrift://{h}:{p}" for h, p in self._addresses]
+        return self._connection.uris
 
-    # -- connection ------------------------------------------------------------------------
+    @property
+    def connected_to(self) -> str | None:
+        """The address of the server the client is connected to, if any."""
+        return self._connection.connected_to
 
     def __enter__(self) -> MetastoreClient:
         return self
@@ -147,63 +132,7 @@ class MetastoreClient:
 
     def close(self) -> None:
         """Close the connection (the next call reconnects)."""
-        with self._lock:
-            if self._transport is not None:
-                with contextlib.suppress(Exception):
-                    self._transport.close()
-            self._transport = None
-            self._client = None
-            self.connected_to = None
-
-    def _connect(self) -> ThriftHiveMetastore.Client:
-        errors = []
-        count = len(self._addresses)
-        for offset in range(count):
-            index = (self._next + offset) % count
-            host, port = self._addresses[index]
-            sock = TSocket.TSocket(host, port)
-            sock.setTimeout(self._connect_timeout_s * 1000)
-            transport = TTransport.TBufferedTransport(sock)
-            try:
-                transport.open()
-            except TTransport.TTransportException as exc:
-                errors.append(f"thrift://{host}:{port}: {convert.message_of(exc)}")
-                continue
-            sock.setTimeout(self._timeout_s * 1000)
-            protocol = TBinaryProtocol.TBinaryProtocolAccelerated(transport)
-            self._transport = transport
-            self._client = ThriftHiveMetastore.Client(protocol)
-            self._next = index
-            self.connected_to = f"thrift://{host}:{port}"
-            return self._client
-        raise TTransport.TTransportException(
-            TTransport.TTransportException.NOT_OPEN, "; ".join(errors)
-        )
-
-    def _call(self, method: str, *args: Any) -> Any:
-        """Call a Thrift method, reconnecting and retrying on transport errors."""
-        with self._lock:
-            attempt = 0
-            while True:
-                try:
-                    client = self._client or self._connect()
-                    return getattr(client, method)(*args)
-                except TApplicationException as exc:
-                    self.close()
-                    raise MetastoreError(
-                        f"metastore at {self.connected_to or self.uris[0]} failed {method}: "
-                        f"{convert.message_of(exc)}"
-                    ) from exc
-                except (TTransport.TTransportException, OSError, EOFError) as exc:
-                    self.close()
-                    self._next = (self._next + 1) % len(self._addresses)
-                    if attempt >= self._retries:
-                        raise MetastoreUnavailable(
-                            f"metastore {', '.join(self.uris)} unavailable for {method} after "
-                            f"{attempt + 1} attempts: {convert.message_of(exc)}"
-                        ) from exc
-                    time.sleep(min(self._backoff_s * 2**attempt, MAX_BACKOFF_S))
-                    attempt += 1
+        self._connection.close()
 
     @contextlib.contextmanager
     def _errors(
@@ -476,16 +405,35 @@ class MetastoreClient:
         partitions: Iterable[Partition],
         if_not_exists: bool = False,
         batch_size: int = ADD_BATCH,
+        create_local_dirs: bool | None = None,
     ) -> int:
         """Register partitions in batches; returns how many were added.
+
+        The metastore creates each new partition's directory. For ``file:`` locations on a
+        metastore on this machine the client creates them first (many times faster than the
+        server, which starts a process per directory); a batch that fails removes the
+        directories it created.
+
+        Args:
+            create_local_dirs: create ``file:`` directories on the client; by default only when
+                every metastore address is a loopback address.
 
         Raises:
             AlreadyExists: if one exists and ``if_not_exists`` is false (that batch adds none).
         """
+        if create_local_dirs is None:
+            create_local_dirs = self._connection.is_loopback
         added = 0
         batch: list[t.Partition] = []
 
         def flush() -> int:
+            local = [p for p in (_local_path(tp.sd.location) for tp in batch) if p] if (
+                create_local_dirs
+            ) else []
+            with _created_directories(local):
+                return register()
+
+        def register() -> int:
             request = t.AddPartitionsRequest(
                 dbName=table.database, tblName=table.name, parts=batch,
                 ifNotExists=if_not_exists, needResult=True,

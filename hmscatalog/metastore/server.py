@@ -334,7 +334,7 @@ def start(
     log_path = data_dir / "metastore.log"
     classpath = os.pathsep.join([str(conf), str(jars / "*"), *backing.extra_jars])
     command = [
-        java, f"-Xmx{heap}", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+        java, f"-Xmx{heap}", "-XX:+UseSerialGC", "-Dderby.system.durability=test",
         f"-Dlog4j2.configurationFile={conf / 'log4j2.properties'}",
         f"-Dderby.stream.error.file={data_dir / 'derby.log'}",
         "-cp", classpath, MAIN_CLASS, "-p", str(port),

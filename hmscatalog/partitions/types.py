@@ -141,13 +141,13 @@ def parse_value(text: str | None, hive_type: HiveType) -> Any:
         return number
     if kind == "decimal":
         try:
-            number = decimal.Decimal(stripped)
+            number_d = decimal.Decimal(stripped)
         except decimal.InvalidOperation:
             raise _bad(text, hive_type) from None
-        if not number.is_finite():
+        if not number_d.is_finite():
             raise _bad(text, hive_type)
         quantum = decimal.Decimal(1).scaleb(-(hive_type.scale or 0))
-        rounded = number.quantize(quantum, rounding=decimal.ROUND_HALF_UP,
+        rounded = number_d.quantize(quantum, rounding=decimal.ROUND_HALF_UP,
                                   context=decimal.Context(prec=80))
         if len(rounded.as_tuple().digits) > (hive_type.precision or 38) and rounded != 0:
             raise _bad(text, hive_type, "too many digits")

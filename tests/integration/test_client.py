@@ -158,6 +158,8 @@ def test_partitions_lifecycle(client: MetastoreClient, unique_db: str, tmp_path:
         client.add_partitions(table, [client.new_partition(table, [dt.date(2024, 3, 1), "y"]),
                                       parts[0]])
     assert client.count_partitions(unique_db, "p") == 16
+    # The failed batch left no directory behind for the partition it did not add.
+    assert not (_path(table.location) / "dt=2024-03-01").exists()
 
     got = client.get_partitions_by_names(unique_db, "p", [*names[:7], "dt=1999-01-01/region=x"],
                                          batch_size=3)

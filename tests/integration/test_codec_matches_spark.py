@@ -16,9 +16,10 @@ pytestmark = [pytest.mark.integration, pytest.mark.spark]
 # Characters near every escaping rule, plus all of Unicode but lone surrogates (py4j cannot
 # send them, and no path holds them).
 _TRICKY = st.sampled_from(
-    list("\x00\x01\x1f\x7f \"#%'*/:=?\\{}[]^|<>~+-0123456789aAfFgG") + ["\uff10", "ü", "東", "😀"]
+    [*"\x00\x01\x1f\x7f \"#%'*/:=?\\{}[]^|<>~+-0123456789aAfFgG", "\uff10", "ü", "東", "😀"]
 )
-TEXT = st.lists(st.one_of(_TRICKY, st.characters(exclude_categories=("Cs",))), max_size=20).map("".join)
+_ANY_CHAR = st.characters(exclude_categories=("Cs",))
+TEXT = st.lists(st.one_of(_TRICKY, _ANY_CHAR), max_size=20).map("".join)
 _SETTINGS = settings(max_examples=300, deadline=None,
                      suppress_health_check=[HealthCheck.function_scoped_fixture])
 
@@ -40,7 +41,7 @@ def _spark_can_unescape(text: str) -> bool:
 
 @_SETTINGS
 @given(st.lists(st.one_of(st.sampled_from(["%", "%2", "%+", "%-", "%0", "%4"]), _TRICKY,
-                          st.characters(exclude_categories=("Cs",))), max_size=12)
+                          _ANY_CHAR), max_size=12)
        .map("".join).filter(_spark_can_unescape))
 def test_unescape_equals_spark(spark: Any, text: str) -> None:
     assert unescape_path_name(text) == _spark_utils(spark).unescapePathName(text)
@@ -63,5 +64,6 @@ def test_partition_path_equals_spark(spark: Any) -> None:
     spec = {"dt": "2024-01-05", "region": "a/b=c", "hr": ""}
     java_spec = scala_map(spec)
     ordered = spark._jvm.PythonUtils.toSeq(["dt", "region", "hr"])
-    expected = utils.generatePartitionPath(java_spec, ordered, spark._jvm.org.apache.hadoop.fs.Path("/t")).toString()
+    table_path = spark._jvm.org.apache.hadoop.fs.Path("/t")
+    expected = utils.generatePartitionPath(java_spec, ordered, table_path).toString()
     assert "/t/" + make_part_name(list(spec), list(spec.values())) == expected

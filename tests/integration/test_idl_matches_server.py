@@ -35,7 +35,8 @@ def _java_fields(jvm: Any, class_name: str) -> dict[int, tuple[str, int]]:
         key, value = entry.getKey(), entry.getValue()
         ttype = get_field(get_field(value, "valueMetaData"), "type")
         # Java describes enum fields as ENUM (16); on the wire they are I32 (8).
-        fields[int(key.getThriftFieldId())] = (str(key.getFieldName()), 8 if ttype == 16 else int(ttype))
+        wire_type = 8 if ttype == 16 else int(ttype)
+        fields[int(key.getThriftFieldId())] = (str(key.getFieldName()), wire_type)
     return fields
 
 

@@ -115,7 +115,7 @@ def test_cli_errors_are_one_line(tmp_path: Path) -> None:
     "db", ["mysql://h/db", "postgresql://", "postgresql://h:port/db", "postgresql://h:5432/"]
 )
 def test_bad_db_uris(db: str, tmp_path: Path) -> None:
-    with pytest.raises((InvalidUri, ServerError), match="--db|JDBC"):
+    with pytest.raises((InvalidUri, ServerError), match=r"--db|JDBC"):
         server.backing_db(db, tmp_path)
 
 

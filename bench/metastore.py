@@ -1,0 +1,132 @@
+"""Register 10,000 partitions and select one, with hmscatalog's client and with Spark's built-in
+Hive catalog, on one embedded metastore in the same run.
+
+    .venv/bin/python bench/metastore.py [--partitions 10000] [--repeat 5]
+
+Both sides work on their own table of identical shape (dt string, bucket int), so neither finds
+the other's partitions. Adding is timed once per side (Spark: one ALTER TABLE ... ADD PARTITION
+statement with every spec; hmscatalog: add_partitions in batches of 1,000). Selecting one
+partition is timed ``--repeat`` times per side and the median is reported (Spark: SHOW PARTITIONS
+with a full spec; hmscatalog: select_partitions with the same equality predicate). Spark's start
+is not timed. A small warm-up on a separate table runs first on both sides.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from hmscatalog.expressions import eq
+from hmscatalog.metastore import server
+from hmscatalog.metastore.client import MetastoreClient
+from hmscatalog.sources.metastore import select_partitions
+
+DB = "bench_metastore"
+
+
+def _specs(n: int) -> list[tuple[str, int]]:
+    days = (n + 99) // 100
+    first = dt.date(2020, 1, 1)
+    return [((first + dt.timedelta(days=d)).isoformat(), b)
+            for d in range(days) for b in range(100)][:n]
+
+
+def _timed(fn: Callable[[], object]) -> float:
+    began = time.perf_counter()
+    fn()
+    return time.perf_counter() - began
+
+
+def _spark_session(uri: str, warehouse: Path):  # type: ignore[no-untyped-def]
+    from pyspark.sql import SparkSession
+
+    return (
+        SparkSession.builder.master("local[2]")
+        .appName("bench-metastore")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.catalogImplementation", "hive")
+        .config("spark.hadoop.hive.metastore.uris", uri)
+        .config("spark.sql.warehouse.dir", str(warehouse))
+        .getOrCreate()
+    )
+
+
+def _spark_add_sql(table: str, specs: list[tuple[str, int]]) -> str:
+    clauses = " ".join(f"PARTITION (dt='{d}', bucket={b})" for d, b in specs)
+    return f"ALTER TABLE {DB}.{table} ADD {clauses}"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--partitions", type=int, default=10_000)
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    specs = _specs(args.partitions)
+    target = specs[len(specs) // 2]
+
+    work = Path(tempfile.mkdtemp(prefix="hmscatalog-bench-"))
+    info = server.start(port=server.free_port(), data_dir=work / "metastore")
+    print(f"metastore {info.uri} (Hive 2.3.10, Derby), {len(specs)} partitions, "
+          f"python {platform.python_version()}, {os.cpu_count()} cpus", flush=True)
+    try:
+        spark = _spark_session(info.uri, work / "warehouse")
+        client = MetastoreClient(info.uri)
+        client.create_database(DB, location=(work / "db").as_uri())
+        for name in ("ours", "spark", "warm_ours", "warm_spark"):
+            spark.sql(f"CREATE TABLE {DB}.{name} (v bigint) PARTITIONED BY (dt string, bucket int) "
+                      "STORED AS PARQUET")
+        ours = client.get_table(DB, "ours")
+        warm = client.get_table(DB, "warm_ours")
+
+        # Warm-up: both paths once, on their own small tables.
+        client.add_partitions(warm, [client.new_partition(warm, s) for s in specs[:50]])
+        spark.sql(_spark_add_sql("warm_spark", specs[:50]))
+        select_partitions(client, warm, eq("dt", specs[0][0]) & eq("bucket", specs[0][1]))
+        spark.sql(f"SHOW PARTITIONS {DB}.warm_spark PARTITION (dt='{specs[0][0]}', bucket=0)")\
+            .collect()
+
+        add_ours = _timed(lambda: client.add_partitions(
+            ours, [client.new_partition(ours, s) for s in specs]))
+        add_spark = _timed(lambda: spark.sql(_spark_add_sql("spark", specs)))
+        assert client.count_partitions(DB, "ours") == len(specs)
+        assert client.count_partitions(DB, "spark") == len(specs)
+
+        predicate = eq("dt", target[0]) & eq("bucket", target[1])
+        spec_sql = f"PARTITION (dt='{target[0]}', bucket={target[1]})"
+        sel_ours, sel_spark = [], []
+        for _ in range(args.repeat):
+            chosen: list[object] = []
+            sel_ours.append(_timed(lambda: chosen.extend(
+                select_partitions(client, ours, predicate).partitions)))
+            assert len(chosen) == 1
+            rows: list[object] = []
+            sel_spark.append(_timed(lambda: rows.extend(
+                spark.sql(f"SHOW PARTITIONS {DB}.spark {spec_sql}").collect())))
+            assert len(rows) == 1
+        med_ours, med_spark = statistics.median(sel_ours), statistics.median(sel_spark)
+
+        print(f"\n{'operation':<38}{'hmscatalog':>12}{'spark hive':>12}{'ratio':>8}")
+        print(f"{'add ' + str(len(specs)) + ' partitions (s)':<38}{add_ours:>12.2f}"
+              f"{add_spark:>12.2f}{add_spark / add_ours:>7.2f}x")
+        print(f"{'select 1 by filter, median (ms)':<38}{med_ours * 1000:>12.1f}"
+              f"{med_spark * 1000:>12.1f}{med_spark / med_ours:>7.2f}x")
+        print("\nratio = Spark's time / hmscatalog's time (above 1: hmscatalog is faster)")
+        print(f"select runs (ms): hmscatalog {[round(x * 1000, 1) for x in sel_ours]}, "
+              f"spark {[round(x * 1000, 1) for x in sel_spark]}")
+        spark.stop()
+        client.close()
+    finally:
+        server.stop(work / "metastore")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,187 @@
+"""One logical connection to a Hive Metastore: failover, timeouts, reconnects and retries.
+
+``uris`` is one or more ``thrift://host:port`` addresses (a list or a comma-separated string).
+Connecting tries them in order and keeps the first that answers; after a transport error the
+connection is reopened, starting from the next address, with exponential backoff between
+attempts, and the call is retried. Like Hive's own retrying client every call is retried, so a
+``create_*`` whose first attempt reached the server before the connection broke may then report
+that the object already exists.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ipaddress
+import logging
+import threading
+import time
+from collections.abc import Sequence
+from typing import Any
+from urllib.parse import urlsplit
+
+from thrift.protocol import TBinaryProtocol
+from thrift.Thrift import TApplicationException
+from thrift.transport import TSocket, TTransport
+
+from hmscatalog.errors import InvalidUri, MetastoreError, MetastoreUnavailable
+from hmscatalog.metastore._thrift.hive_metastore import ThriftHiveMetastore
+
+# thrift logs every failed connect attempt at ERROR; failures surface as our exceptions instead.
+logging.getLogger("thrift.transport.TSocket").addHandler(logging.NullHandler())
+logging.getLogger("thrift.transport.TSocket").propagate = False
+
+# As Hive's hive.metastore.client.socket.timeout: registering a large batch of partitions can
+# take minutes on a busy server.
+DEFAULT_TIMEOUT_S = 600.0
+DEFAULT_CONNECT_TIMEOUT_S = 10.0
+DEFAULT_RETRIES = 4
+DEFAULT_BACKOFF_S = 0.25
+MAX_BACKOFF_S = 8.0
+
+
+def parse_uris(uris: str | Sequence[str]) -> list[tuple[str, int]]:
+    """Parse ``thrift://host:port`` addresses (a list, or one comma-separated string).
+
+    Raises:
+        InvalidUri: naming the first malformed address.
+    """
+    items = uris.split(",") if isinstance(uris, str) else list(uris)
+    result = []
+    for raw in items:
+        text = raw.strip()
+        parts = urlsplit(text)
+        try:
+            port = parts.port
+        except ValueError:
+            port = None
+        if parts.scheme != "thrift" or not parts.hostname or port is None or parts.path not in (
+            "", "/"
+        ):
+            raise InvalidUri(f"metastore URI {text!r} is malformed: expected thrift://host:port")
+        result.append((parts.hostname, port))
+    if not result:
+        raise InvalidUri("no metastore URI given: expected thrift://host:port")
+    return result
+
+
+def _message(exc: BaseException) -> str:
+    text = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+    return " ".join(str(text).split())
+
+
+class MetastoreConnection:
+    """Calls Thrift methods on the first metastore that answers (calls are serialised).
+
+    Args:
+        uris: ``thrift://host:port`` addresses, tried in order.
+        timeout_s: socket timeout for each call.
+        connect_timeout_s: socket timeout while connecting.
+        retries: how many times a call is retried after transport errors.
+        backoff_s: first delay between retries, doubled each time up to ``MAX_BACKOFF_S``.
+
+    Raises:
+        InvalidUri: for malformed URIs; nothing connects until the first call.
+    """
+
+    def __init__(
+        self,
+        uris: str | Sequence[str],
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+        connect_timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S,
+        retries: int = DEFAULT_RETRIES,
+        backoff_s: float = DEFAULT_BACKOFF_S,
+    ) -> None:
+        self._addresses = parse_uris(uris)
+        self._timeout_s = timeout_s
+        self._connect_timeout_s = connect_timeout_s
+        self._retries = retries
+        self._backoff_s = backoff_s
+        self._lock = threading.RLock()
+        self._transport: TTransport.TTransportBase | None = None
+        self._client: ThriftHiveMetastore.Client | None = None
+        self._next = 0
+        self.connected_to: str | None = None
+
+    @property
+    def uris(self) -> list[str]:
+        return [f"thrift://{h}:{p}" for h, p in self._addresses]
+
+    @property
+    def is_loopback(self) -> bool:
+        """Whether every address is on this machine (so ``file:`` paths mean the same here)."""
+        for host, _ in self._addresses:
+            if host == "localhost":
+                continue
+            try:
+                if not ipaddress.ip_address(host).is_loopback:
+                    return False
+            except ValueError:
+                return False
+        return True
+
+    def close(self) -> None:
+        """Close the connection (the next call reconnects)."""
+        with self._lock:
+            if self._transport is not None:
+                with contextlib.suppress(Exception):
+                    self._transport.close()
+            self._transport = None
+            self._client = None
+            self.connected_to = None
+
+    def _connect(self) -> ThriftHiveMetastore.Client:
+        errors = []
+        count = len(self._addresses)
+        for offset in range(count):
+            index = (self._next + offset) % count
+            host, port = self._addresses[index]
+            sock = TSocket.TSocket(host, port)
+            sock.setTimeout(self._connect_timeout_s * 1000)
+            transport = TTransport.TBufferedTransport(sock)
+            try:
+                transport.open()
+            except TTransport.TTransportException as exc:
+                errors.append(f"thrift://{host}:{port}: {_message(exc)}")
+                continue
+            sock.setTimeout(self._timeout_s * 1000)
+            protocol = TBinaryProtocol.TBinaryProtocolAccelerated(transport)
+            self._transport = transport
+            self._client = ThriftHiveMetastore.Client(protocol)
+            self._next = index
+            self.connected_to = f"thrift://{host}:{port}"
+            return self._client
+        raise TTransport.TTransportException(
+            TTransport.TTransportException.NOT_OPEN, "; ".join(errors)
+        )
+
+    def call(self, method: str, *args: Any) -> Any:
+        """Call a Thrift method, reconnecting and retrying on transport errors.
+
+        Thrift exceptions declared by the method (``MetaException``...) pass through unchanged.
+
+        Raises:
+            MetastoreUnavailable: when every attempt failed to reach a server.
+            MetastoreError: when the server failed the call without a declared exception.
+        """
+        with self._lock:
+            attempt = 0
+            while True:
+                try:
+                    client = self._client or self._connect()
+                    return getattr(client, method)(*args)
+                except TApplicationException as exc:
+                    self.close()
+                    raise MetastoreError(
+                        f"metastore at {self.connected_to or self.uris[0]} failed {method}: "
+                        f"{_message(exc)}"
+                    ) from exc
+                except (TimeoutError, TTransport.TTransportException, OSError, EOFError) as exc:
+                    self.close()
+                    self._next = (self._next + 1) % len(self._addresses)
+                    if attempt >= self._retries:
+                        raise MetastoreUnavailable(
+                            f"metastore {', '.join(self.uris)} unavailable for {method} after "
+                            f"{attempt + 1} attempts: {_message(exc)}"
+                        ) from exc
+                    time.sleep(min(self._backoff_s * 2**attempt, MAX_BACKOFF_S))
+                    attempt += 1
