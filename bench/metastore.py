@@ -5,7 +5,9 @@ Hive catalog, on one embedded metastore in the same run.
 
 Both sides work on their own table of identical shape (dt string, bucket int), so neither finds
 the other's partitions. Adding is timed once per side (Spark: one ALTER TABLE ... ADD PARTITION
-statement with every spec; hmscatalog: add_partitions in batches of 1,000). Selecting one
+statement with every spec; hmscatalog: add_partitions in batches of 1,000, once as by default, with
+the client creating the local partition directories, and once leaving that to the server as
+Spark does). Selecting one
 partition is timed ``--repeat`` times per side and the median is reported (Spark: SHOW PARTITIONS
 with a full spec; hmscatalog: select_partitions with the same equality predicate). Spark's start
 is not timed. A small warm-up on a separate table runs first on both sides.
@@ -23,6 +25,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from hmscatalog.expressions import eq
 from hmscatalog.metastore import server
@@ -30,6 +33,7 @@ from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.sources.metastore import select_partitions
 
 DB = "bench_metastore"
+T = TypeVar("T")
 
 
 def _specs(n: int) -> list[tuple[str, int]]:
@@ -40,9 +44,13 @@ def _specs(n: int) -> list[tuple[str, int]]:
 
 
 def _timed(fn: Callable[[], object]) -> float:
+    return _timed_result(fn)[0]
+
+
+def _timed_result(fn: Callable[[], T]) -> tuple[float, T]:
     began = time.perf_counter()
-    fn()
-    return time.perf_counter() - began
+    result = fn()
+    return time.perf_counter() - began, result
 
 
 def _spark_session(uri: str, warehouse: Path):  # type: ignore[no-untyped-def]
@@ -80,7 +88,7 @@ def main() -> int:
         spark = _spark_session(info.uri, work / "warehouse")
         client = MetastoreClient(info.uri)
         client.create_database(DB, location=(work / "db").as_uri())
-        for name in ("ours", "spark", "warm_ours", "warm_spark"):
+        for name in ("ours", "ours_server_dirs", "spark", "warm_ours", "warm_spark"):
             spark.sql(f"CREATE TABLE {DB}.{name} (v bigint) PARTITIONED BY (dt string, bucket int) "
                       "STORED AS PARQUET")
         ours = client.get_table(DB, "ours")
@@ -95,27 +103,32 @@ def main() -> int:
 
         add_ours = _timed(lambda: client.add_partitions(
             ours, [client.new_partition(ours, s) for s in specs]))
+        ours_sd = client.get_table(DB, "ours_server_dirs")
+        add_server_dirs = _timed(lambda: client.add_partitions(
+            ours_sd, [client.new_partition(ours_sd, s) for s in specs], create_local_dirs=False))
         add_spark = _timed(lambda: spark.sql(_spark_add_sql("spark", specs)))
         assert client.count_partitions(DB, "ours") == len(specs)
+        assert client.count_partitions(DB, "ours_server_dirs") == len(specs)
         assert client.count_partitions(DB, "spark") == len(specs)
 
         predicate = eq("dt", target[0]) & eq("bucket", target[1])
         spec_sql = f"PARTITION (dt='{target[0]}', bucket={target[1]})"
         sel_ours, sel_spark = [], []
         for _ in range(args.repeat):
-            chosen: list[object] = []
-            sel_ours.append(_timed(lambda: chosen.extend(
-                select_partitions(client, ours, predicate).partitions)))
-            assert len(chosen) == 1
-            rows: list[object] = []
-            sel_spark.append(_timed(lambda: rows.extend(
-                spark.sql(f"SHOW PARTITIONS {DB}.spark {spec_sql}").collect())))
+            seconds, chosen = _timed_result(lambda: select_partitions(client, ours, predicate))
+            assert len(chosen.partitions) == 1
+            sel_ours.append(seconds)
+            seconds, rows = _timed_result(
+                lambda: spark.sql(f"SHOW PARTITIONS {DB}.spark {spec_sql}").collect())
             assert len(rows) == 1
+            sel_spark.append(seconds)
         med_ours, med_spark = statistics.median(sel_ours), statistics.median(sel_spark)
 
         print(f"\n{'operation':<38}{'hmscatalog':>12}{'spark hive':>12}{'ratio':>8}")
         print(f"{'add ' + str(len(specs)) + ' partitions (s)':<38}{add_ours:>12.2f}"
               f"{add_spark:>12.2f}{add_spark / add_ours:>7.2f}x")
+        print(f"{'  same, server creates directories (s)':<38}{add_server_dirs:>12.2f}"
+              f"{add_spark:>12.2f}{add_spark / add_server_dirs:>7.2f}x")
         print(f"{'select 1 by filter, median (ms)':<38}{med_ours * 1000:>12.1f}"
               f"{med_spark * 1000:>12.1f}{med_spark / med_ours:>7.2f}x")
         print("\nratio = Spark's time / hmscatalog's time (above 1: hmscatalog is faster)")

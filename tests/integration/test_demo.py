@@ -1,0 +1,34 @@
+"""`hmscatalog demo`, the main job, end to end on its own metastore."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hmscatalog.metastore import server
+
+pytestmark = pytest.mark.integration
+
+
+def test_demo_runs_twice_and_reuses_its_metastore(tmp_path: Path) -> None:
+    port = str(server.free_port())
+    command = [sys.executable, "-m", "hmscatalog.cli.main", "demo", "--port", port,
+               "--data-dir", str(tmp_path)]
+    try:
+        first = subprocess.run(command, capture_output=True, text=True, timeout=300)
+        assert first.returncode == 0, first.stderr
+        assert "started in" in first.stdout
+        assert "registered 125 partitions" in first.stdout
+        assert 'metastore filter  dt = "2024-01-05"' in first.stdout
+        assert "4/125 selected (4 fetched)" in first.stdout
+        assert "region=São Paulo%2FBR" in first.stdout
+        second = subprocess.run(command, capture_output=True, text=True, timeout=300)
+        assert second.returncode == 0, second.stderr
+        assert f"reusing thrift://127.0.0.1:{port}" in second.stdout
+        assert "registered 125 partitions" in second.stdout
+    finally:
+        if server.status(tmp_path) is not None:
+            server.stop(tmp_path)
