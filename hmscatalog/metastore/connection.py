@@ -27,8 +27,7 @@ from hmscatalog.errors import InvalidUri, MetastoreError, MetastoreUnavailable
 from hmscatalog.metastore._thrift.hive_metastore import ThriftHiveMetastore
 
 # thrift logs every failed connect attempt at ERROR; failures surface as our exceptions instead.
-logging.getLogger("thrift.transport.TSocket").addHandler(logging.NullHandler())
-logging.getLogger("thrift.transport.TSocket").propagate = False
+logging.getLogger("thrift.transport.TSocket").setLevel(logging.CRITICAL)
 
 # As Hive's hive.metastore.client.socket.timeout: registering a large batch of partitions can
 # take minutes on a busy server.
