@@ -10,7 +10,7 @@ from pathlib import Path
 
 from hmscatalog.expressions import Compare, In, StartsWith, eq
 from hmscatalog.metastore import server
-from hmscatalog.metastore.client import MetastoreClient
+from hmscatalog.metastore.client import MetastoreClient, parse_uris
 from hmscatalog.metastore.model import Column
 from hmscatalog.sources.metastore import select_partitions
 
@@ -34,6 +34,7 @@ def run_demo(data_dir: Path | None = None, port: int = server.DEFAULT_PORT,
         _say(f"metastore  {word} {info.uri}  (data dir {info.data_dir})")
         uri = info.uri
     else:
+        parse_uris(uri)  # a malformed URI fails before anything is printed
         _say(f"metastore  {uri}")
 
     with MetastoreClient(uri) as client:
