@@ -225,6 +225,13 @@ class MetastoreClient:
                 raise
 
     def alter_database(self, database: Database) -> None:
+        """Replace a database's parameters and owner (Hive 2.3 ignores description changes).
+
+        Raises:
+            NoSuchNamespace: if it does not exist (checked first: the 2.3 server accepts an
+                alter of a missing database silently).
+        """
+        self.get_database(database.name)
         with self._errors(
             missing=lambda _: NoSuchNamespace(f"database {database.name!r} does not exist")
         ):

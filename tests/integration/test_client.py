@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import replace
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -52,6 +53,14 @@ def test_databases(client: MetastoreClient, tmp_path: Path) -> None:
     with pytest.raises(NoSuchNamespace, match="'it_db' does not exist"):
         client.drop_database("it_db")
     client.drop_database("it_db", if_exists=True)
+
+
+def test_alter_database_parameters(client: MetastoreClient, unique_db: str) -> None:
+    db = client.get_database(unique_db)
+    client.alter_database(replace(db, parameters={**db.parameters, "team": "data"}))
+    assert client.get_database(unique_db).parameters["team"] == "data"
+    with pytest.raises(NoSuchNamespace, match="'no_such_db'"):
+        client.alter_database(replace(db, name="no_such_db"))
 
 
 def test_drop_non_empty_database_needs_cascade(client: MetastoreClient, unique_db: str) -> None:
