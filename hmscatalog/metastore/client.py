@@ -180,7 +180,7 @@ class MetastoreClient:
         except t.NoSuchObjectException:
             raise NoSuchNamespace(f"database {database!r} does not exist") from cause
         except Exception:
-            return
+            return  # the check itself failed: the caller reports the original error
 
     # -- databases -------------------------------------------------------------------------
 
