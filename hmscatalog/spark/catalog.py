@@ -1,0 +1,328 @@
+"""The ``hms`` catalog: Spark's TableCatalog and SupportsNamespaces over a Hive Metastore."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from hmscatalog.errors import AlreadyExists, InvalidOperation, NoSuchNamespace, NoSuchTable
+from hmscatalog.metastore.client import MetastoreClient
+from hmscatalog.metastore.model import (
+    EXTERNAL_TABLE,
+    MANAGED_TABLE,
+    Column,
+    Database,
+    Storage,
+    StorageFormat,
+    Table,
+)
+from hmscatalog.partitions.types import parse_hive_type
+from hmscatalog.spark.jvm import CATALOG_PKG, JavaProxy, Jvm, quoted
+from hmscatalog.spark.scan import ScanContext
+from hmscatalog.spark.table import HmsTable
+
+_FORMATS = {"parquet": StorageFormat.PARQUET, "orc": StorageFormat.ORC,
+            "textfile": StorageFormat.TEXT, "text": StorageFormat.TEXT}
+# Properties Spark passes to createTable that are not table parameters.
+_RESERVED = frozenset({"provider", "location", "comment", "owner", "external",
+                       "hive.stored-as", "is_managed_location"})
+
+
+class HmsCatalog(JavaProxy):
+    """A Spark catalog whose namespaces are metastore databases and tables metastore tables."""
+
+    class Java:
+        implements = [f"{CATALOG_PKG}.TableCatalog", f"{CATALOG_PKG}.SupportsNamespaces"]
+
+    def __init__(self, jvm: Jvm, client: MetastoreClient, name: str) -> None:
+        self._jvm = jvm
+        self.client = client
+        self._name = name
+        self._context = ScanContext(jvm, client, name)
+
+    # -- CatalogPlugin ---------------------------------------------------------------------
+
+    def initialize(self, name: str, options: Any) -> None:
+        self._name = name
+
+    def name(self) -> str:
+        return self._name
+
+    def defaultNamespace(self) -> Any:
+        return self._jvm.strings(["default"])
+
+    def capabilities(self) -> Any:
+        return self._jvm.hash_set()
+
+    def tableStateOptionKeys(self) -> Any:
+        return self._jvm.hash_set()
+
+    def changelogStateOptionKeys(self) -> Any:
+        return self._jvm.hash_set()
+
+    def useNullableQuerySchema(self) -> bool:
+        return True
+
+    # -- namespaces ------------------------------------------------------------------------
+
+    def _database(self, namespace: Any) -> str:
+        parts = [str(p) for p in namespace]
+        if len(parts) != 1:
+            self._jvm.analysis_error("NoSuchNamespaceException", self._jvm.strings(parts))
+        return parts[0]
+
+    def listNamespaces(self, *args: Any) -> Any:
+        if args and len(args[0]):
+            database = self._database(args[0])
+            if not self.client.database_exists(database):
+                self._jvm.analysis_error("NoSuchNamespaceException", self._jvm.strings([database]))
+            return self._jvm.strings2([])
+        return self._jvm.strings2([[name] for name in self.client.list_databases()])
+
+    def namespaceExists(self, namespace: Any) -> bool:
+        parts = list(namespace)
+        return len(parts) == 1 and self.client.database_exists(str(parts[0]))
+
+    def loadNamespaceMetadata(self, namespace: Any) -> Any:
+        database = self._database(namespace)
+        try:
+            db = self.client.get_database(database)
+        except NoSuchNamespace:
+            self._jvm.analysis_error("NoSuchNamespaceException", self._jvm.strings([database]))
+        metadata = dict(db.parameters)
+        if db.description:
+            metadata["comment"] = db.description
+        if db.location:
+            metadata["location"] = db.location
+        if db.owner:
+            metadata["owner"] = db.owner
+        return self._jvm.hash_map(metadata)
+
+    def createNamespace(self, namespace: Any, properties: Any) -> None:
+        parts = [str(p) for p in namespace]
+        if len(parts) != 1:
+            self._jvm.throw(self._jvm.jvm.java.lang.IllegalArgumentException(
+                f"hms namespaces are metastore databases: {quoted(*parts)} has "
+                f"{len(parts)} parts, expected 1"))
+        props = self._jvm.to_dict(properties)
+        location = props.pop("location", None)
+        comment = props.pop("comment", None)
+        owner = props.pop("owner", None)
+        try:
+            self.client.create_database(parts[0], location=location, description=comment,
+                                        parameters=props, owner=owner)
+        except AlreadyExists:
+            self._jvm.analysis_error("NamespaceAlreadyExistsException", self._jvm.strings(parts))
+
+    def alterNamespace(self, namespace: Any, changes: Any) -> None:
+        database = self._database(namespace)
+        try:
+            db = self.client.get_database(database)
+        except NoSuchNamespace:
+            self._jvm.analysis_error("NoSuchNamespaceException", self._jvm.strings([database]))
+        params = dict(db.parameters)
+        location, owner = db.location, db.owner
+        for change in changes:
+            key = str(change.property())
+            if str(change.getClass().getSimpleName()) == "SetProperty":
+                value = str(change.value())
+                if key == "location":
+                    location = value
+                elif key == "owner":
+                    owner = value
+                else:
+                    params[key] = value
+            else:
+                params.pop(key, None)
+        self.client.alter_database(
+            Database(db.name, location, db.description, params, owner))
+
+    def dropNamespace(self, namespace: Any, cascade: bool) -> bool:
+        database = self._database(namespace)
+        try:
+            self.client.drop_database(database, cascade=cascade)
+        except NoSuchNamespace:
+            self._jvm.analysis_error("NoSuchNamespaceException", self._jvm.strings([database]))
+        except InvalidOperation:
+            self._jvm.analysis_error("NonEmptyNamespaceException", self._jvm.strings([database]))
+        return True
+
+    # -- tables ----------------------------------------------------------------------------
+
+    def _names(self, ident: Any) -> tuple[str, str]:
+        namespace = [str(p) for p in ident.namespace()]
+        if len(namespace) == 2 and namespace[0] == self._name:
+            namespace = namespace[1:]  # RENAME TO hms.db.t passes the catalog along
+        if len(namespace) != 1:
+            self._jvm.analysis_error("NoSuchTableException", ident)
+        return namespace[0], str(ident.name())
+
+    def listTables(self, namespace: Any) -> Any:
+        database = self._database(namespace)
+        try:
+            names = self.client.list_tables(database)
+        except NoSuchNamespace:
+            self._jvm.analysis_error("NoSuchNamespaceException", self._jvm.strings([database]))
+        identifier = getattr(self._jvm.jvm, CATALOG_PKG).Identifier
+        return self._jvm.array(identifier, [self._jvm.identifier([database], n) for n in names])
+
+    def loadTable(self, ident: Any, *rest: Any) -> Any:
+        time_travel = bool(rest) and (
+            isinstance(rest[0], str | int) or (len(rest) == 2 and rest[0].timeTravel().isPresent())
+        )
+        database, name = self._names(ident)
+        if time_travel:
+            self._jvm.spark_error("SparkUnsupportedOperationException",
+                                  "UNSUPPORTED_FEATURE.TIME_TRAVEL",
+                                  relationId=quoted(self._name, database, name))
+        try:
+            return HmsTable(self._context, self.client.get_table(database, name))
+        except (NoSuchTable, NoSuchNamespace):
+            self._jvm.analysis_error("NoSuchTableException", ident)
+
+    def tableExists(self, ident: Any) -> bool:
+        database, name = self._names(ident)
+        try:
+            return self.client.table_exists(database, name)
+        except NoSuchNamespace:
+            return False
+
+    def invalidateTable(self, ident: Any) -> None:
+        return None
+
+    def createTable(self, ident: Any, *rest: Any) -> Any:
+        util = getattr(self._jvm.jvm, CATALOG_PKG).CatalogV2Util
+        if len(rest) == 1:  # TableInfo
+            info = rest[0]
+            struct = util.v2ColumnsToStructType(info.columns())
+            transforms, properties = info.partitions(), info.properties()
+        else:
+            first, transforms, properties = rest
+            is_struct = str(first.getClass().getName()) == "org.apache.spark.sql.types.StructType"
+            struct = first if is_struct else util.v2ColumnsToStructType(first)
+        database, name = self._names(ident)
+        table = self._table_definition(database, name, struct, transforms,
+                                       self._jvm.to_dict(properties))
+        try:
+            self.client.create_table(table)
+        except AlreadyExists:
+            self._jvm.analysis_error("TableAlreadyExistsException", ident)
+        except NoSuchNamespace:
+            self._jvm.analysis_error("NoSuchNamespaceException", self._jvm.strings([database]))
+        return self.loadTable(ident)
+
+    def _illegal(self, message: str) -> Any:
+        self._jvm.throw(self._jvm.jvm.java.lang.IllegalArgumentException(message))
+
+    def _table_definition(
+        self, database: str, name: str, struct: Any, transforms: Any, props: dict[str, str]
+    ) -> Table:
+        qualified = f"{database}.{name}"
+        partition_names: list[str] = []
+        for transform in transforms:
+            refs = list(transform.references())
+            if str(transform.name()) != "identity" or len(refs) != 1:
+                self._illegal(f"hms table {qualified} can be partitioned by columns only, "
+                              f"not by {transform.describe()}")
+            partition_names.append(".".join(str(p) for p in refs[0].fieldNames()).lower())
+        columns: dict[str, Column] = {}
+        for field in struct.fields():
+            comment = field.getComment()
+            columns[str(field.name()).lower()] = Column(
+                str(field.name()).lower(), self._jvm.hive_type(field.dataType()),
+                str(comment.get()) if comment.isDefined() else None)
+        for part in partition_names:
+            if part not in columns:
+                self._illegal(f"partition column {part!r} of {qualified} is not a column")
+            if not parse_hive_type(columns[part].type).can_partition:
+                self._illegal(f"partition column {part!r} of {qualified} has type "
+                              f"{columns[part].type}, which cannot name a partition directory")
+        fmt = self._format(qualified, props)
+        serde_options = {k[len("option."):]: v for k, v in props.items() if k.startswith("option.")}
+        parameters = {
+            k: v for k, v in props.items()
+            if k not in _RESERVED and not k.startswith(("option.", "hive.")) and
+            serde_options.get(k) != v
+        }
+        if "comment" in props:
+            parameters["comment"] = props["comment"]
+        location = props.get("location")
+        external = props.get("external", "").lower() == "true" or location is not None
+        if external:
+            parameters["EXTERNAL"] = "TRUE"
+        storage = Storage.of(fmt, location)
+        storage = replace(storage, serde_parameters={**storage.serde_parameters, **serde_options})
+        return Table(
+            database=database,
+            name=name,
+            columns=tuple(c for n, c in columns.items() if n not in partition_names),
+            partition_keys=tuple(columns[p] for p in partition_names),
+            storage=storage,
+            table_type=EXTERNAL_TABLE if external else MANAGED_TABLE,
+            parameters=parameters,
+            owner=props.get("owner"),
+        )
+
+    def _format(self, qualified: str, props: dict[str, str]) -> StorageFormat:
+        for key in ("hive.serde", "hive.input-format", "hive.output-format"):
+            if key in props:
+                self._illegal(f"hms table {qualified}: custom {key} is not supported; "
+                              "use STORED AS PARQUET, ORC or TEXTFILE")
+        stored_as = props.get("hive.stored-as")
+        provider = props.get("provider")
+        chosen = (stored_as or ("parquet" if provider in (None, "hive") else provider)).lower()
+        if chosen not in _FORMATS:
+            self._illegal(f"hms table {qualified}: format {chosen!r} is not supported; "
+                          "use parquet, orc or textfile")
+        return _FORMATS[chosen]
+
+    def alterTable(self, ident: Any, changes: Any) -> Any:
+        database, name = self._names(ident)
+        try:
+            table = self.client.get_table(database, name)
+        except (NoSuchTable, NoSuchNamespace):
+            self._jvm.analysis_error("NoSuchTableException", ident)
+        params = dict(table.parameters)
+        columns = list(table.columns)
+        for change in changes:
+            kind = str(change.getClass().getSimpleName())
+            if kind == "SetProperty":
+                params[str(change.property())] = str(change.value())
+            elif kind == "RemoveProperty":
+                params.pop(str(change.property()), None)
+            elif kind == "AddColumn":
+                names = [str(p) for p in change.fieldNames()]
+                if len(names) != 1:
+                    self._illegal(f"hms cannot add nested column {'.'.join(names)} to "
+                                  f"{database}.{name}")
+                comment = change.comment()
+                columns.append(Column(names[0].lower(), self._jvm.hive_type(change.dataType()),
+                                      str(comment) if comment is not None else None))
+            else:
+                self._illegal(f"hms cannot apply {kind} to table {database}.{name}")
+        self.client.alter_table(replace(table, columns=tuple(columns), parameters=params))
+        return self.loadTable(ident)
+
+    def dropTable(self, ident: Any) -> bool:
+        database, name = self._names(ident)
+        try:
+            self.client.drop_table(database, name, delete_data=True)
+        except (NoSuchTable, NoSuchNamespace):
+            return False
+        return True
+
+    def purgeTable(self, ident: Any) -> bool:
+        return self.dropTable(ident)
+
+    def renameTable(self, old: Any, new: Any) -> None:
+        database, name = self._names(old)
+        new_database, new_name = self._names(new)
+        try:
+            self.client.rename_table(database, name, new_database, new_name)
+        except (NoSuchTable, NoSuchNamespace):
+            self._jvm.analysis_error("NoSuchTableException", old)
+        except AlreadyExists:
+            self._jvm.analysis_error("TableAlreadyExistsException", new)
+
+    def toString(self) -> str:
+        return f"HmsCatalog({self._name}: {', '.join(self.client.uris)})"

@@ -1,0 +1,97 @@
+"""Spark's pushed data source filters (``org.apache.spark.sql.sources.Filter``) as predicates.
+
+Anything without a faithful translation becomes :class:`~hmscatalog.expressions.Opaque`, which
+never prunes. Timestamps are left opaque: a ``java.sql.Timestamp`` carries the JVM's time zone,
+which need not be the session's that partition strings are read in.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+from typing import Any
+
+from hmscatalog.expressions.predicates import (
+    AlwaysFalse,
+    AlwaysTrue,
+    And,
+    Compare,
+    CompareOp,
+    EqualNullSafe,
+    In,
+    IsNotNull,
+    IsNull,
+    Not,
+    Opaque,
+    Or,
+    Predicate,
+    StartsWith,
+)
+
+_COMPARISONS: dict[str, CompareOp] = {
+    "EqualTo": "=",
+    "GreaterThan": ">",
+    "GreaterThanOrEqual": ">=",
+    "LessThan": "<",
+    "LessThanOrEqual": "<=",
+}
+
+
+class _Untranslatable(Exception):
+    pass
+
+
+def _value(value: Any) -> Any:
+    """A Java literal as the Python value the predicate model uses."""
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if hasattr(value, "getClass"):
+        kind = str(value.getClass().getName())
+        if kind in ("java.sql.Date", "java.time.LocalDate"):
+            return dt.date.fromisoformat(str(value.toString()))
+        if kind == "java.math.BigDecimal":
+            return decimal.Decimal(str(value.toPlainString()))
+        raise _Untranslatable(kind)
+    if isinstance(value, decimal.Decimal):
+        return value
+    raise _Untranslatable(type(value).__name__)
+
+
+def to_predicate(spark_filter: Any) -> Predicate:
+    """Translate one Spark ``Filter`` (a py4j object) into a predicate."""
+    try:
+        return _translate(spark_filter)
+    except _Untranslatable:
+        return Opaque(str(spark_filter.toString()))
+
+
+def _translate(f: Any) -> Predicate:
+    kind = str(f.getClass().getSimpleName())
+    if kind in _COMPARISONS:
+        return Compare(str(f.attribute()), _COMPARISONS[kind], _value(f.value()))
+    if kind == "EqualNullSafe":
+        return EqualNullSafe(str(f.attribute()), _value(f.value()))
+    if kind == "In":
+        return In(str(f.attribute()), tuple(_value(v) for v in f.values()))
+    if kind == "IsNull":
+        return IsNull(str(f.attribute()))
+    if kind == "IsNotNull":
+        return IsNotNull(str(f.attribute()))
+    if kind == "StringStartsWith":
+        return StartsWith(str(f.attribute()), str(f.value()))
+    if kind == "And":
+        return And(to_predicate(f.left()), to_predicate(f.right()))
+    if kind == "Or":
+        return Or(to_predicate(f.left()), to_predicate(f.right()))
+    if kind == "Not":
+        return Not(to_predicate(f.child()))
+    if kind == "AlwaysTrue":
+        return AlwaysTrue()
+    if kind == "AlwaysFalse":
+        return AlwaysFalse()
+    raise _Untranslatable(kind)
+
+
+def references(spark_filter: Any) -> set[str]:
+    """Lower-case names of the columns a Spark filter refers to."""
+    return {str(name).lower() for name in spark_filter.references()}

@@ -1,0 +1,153 @@
+"""All py4j access in one place: Java collections, schemas, exceptions, proxies.
+
+Spark calls our catalog, table and scan objects through py4j callback proxies. A proxy does not
+inherit Java default methods: every method Spark calls (``hashCode``, ``equals``, ``toString``
+and interface defaults included) must exist on the Python object. :class:`JavaProxy` provides the
+``java.lang.Object`` ones.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, NoReturn
+
+from py4j.java_gateway import JavaObject
+from py4j.protocol import Py4JJavaError
+
+from hmscatalog.metastore.model import Column
+
+CATALOG_PKG = "org.apache.spark.sql.connector.catalog"
+
+
+class JavaProxy:
+    """Base of Python objects that implement Java interfaces for Spark."""
+
+    def hashCode(self) -> int:
+        return id(self) & 0x7FFFFFFF
+
+    def equals(self, other: object) -> bool:
+        return other is self
+
+    def toString(self) -> str:
+        return f"{type(self).__name__}@{id(self):x}"
+
+
+class Jvm:
+    """Helpers over one SparkSession's py4j gateway."""
+
+    def __init__(self, spark: Any) -> None:
+        self.spark = spark
+        self.gateway = spark.sparkContext._gateway
+        self.jvm = spark.sparkContext._jvm
+        self.jsession = spark._jsparkSession
+
+    # -- collections -----------------------------------------------------------------------
+
+    def array(self, java_class: Any, items: Sequence[Any]) -> Any:
+        arr = self.gateway.new_array(java_class, len(items))
+        for i, item in enumerate(items):
+            arr[i] = item
+        return arr
+
+    def strings(self, items: Iterable[str]) -> Any:
+        return self.array(self.jvm.java.lang.String, list(items))
+
+    def strings2(self, rows: Sequence[Sequence[str]]) -> Any:
+        """A ``String[][]``."""
+        outer = self.gateway.new_array(self.jvm.java.lang.String, len(rows), 0)
+        for i, row in enumerate(rows):
+            outer[i] = self.strings(row)
+        return outer
+
+    def hash_map(self, mapping: Mapping[str, Any]) -> Any:
+        result = self.jvm.java.util.HashMap()
+        for key, value in mapping.items():
+            result.put(key, value)
+        return result
+
+    def hash_set(self, items: Iterable[Any] = ()) -> Any:
+        result = self.jvm.java.util.HashSet()
+        for item in items:
+            result.add(item)
+        return result
+
+    def seq(self, items: Sequence[Any]) -> Any:
+        """A Scala immutable ``Seq``."""
+        java_list = self.jvm.java.util.ArrayList()
+        for item in items:
+            java_list.add(item)
+        return self.jvm.org.apache.spark.api.python.PythonUtils.toSeq(java_list)
+
+    def scala_map(self, mapping: Mapping[str, str]) -> Any:
+        return self.jvm.org.apache.spark.api.python.PythonUtils.toScalaMap(self.hash_map(mapping))
+
+    def some(self, value: Any) -> Any:
+        return self.jvm.scala.Option.apply(value)
+
+    def none(self) -> Any:
+        return self.jvm.scala.Option.apply(None)
+
+    @staticmethod
+    def to_dict(java_map: Any) -> dict[str, str]:
+        if java_map is None:
+            return {}
+        return {str(k): str(java_map.get(k)) for k in java_map.keySet()}
+
+    def identifier(self, namespace: Sequence[str], name: str) -> Any:
+        return getattr(self.jvm, CATALOG_PKG).Identifier.of(self.strings(namespace), name)
+
+    def options_map(self, mapping: Mapping[str, str]) -> Any:
+        return self.jvm.org.apache.spark.sql.util.CaseInsensitiveStringMap(self.hash_map(mapping))
+
+    # -- schemas ---------------------------------------------------------------------------
+
+    def struct_type(self, columns: Sequence[Column]) -> Any:
+        """A Spark ``StructType`` from metastore columns (Hive type strings)."""
+        types = self.jvm.org.apache.spark.sql.types
+        if not columns:
+            return types.StructType()
+        ddl = ", ".join(f"{quoted(col.name)} {col.type}" for col in columns)
+        return types.StructType.fromDDL(ddl)
+
+    @staticmethod
+    def fields(struct: Any) -> list[tuple[str, Any]]:
+        """(name, DataType) pairs of a Spark ``StructType``."""
+        return [(str(f.name()), f.dataType()) for f in struct.fields()]
+
+    @staticmethod
+    def hive_type(data_type: Any) -> str:
+        """The Hive type string of a Spark ``DataType``."""
+        return str(data_type.catalogString())
+
+    def struct_json(self, struct: Any) -> dict[str, Any]:
+        return dict(json.loads(struct.json()))
+
+    # -- calls and errors ------------------------------------------------------------------
+
+    def call_default(self, obj: JavaObject, interface: str, method: str) -> Any:
+        """Call an interface default method that ``obj``'s class does not override."""
+        no_classes = self.gateway.new_array(self.jvm.java.lang.Class, 0)
+        no_args = self.gateway.new_array(self.jvm.java.lang.Object, 0)
+        return self.jvm.java.lang.Class.forName(interface).getMethod(method, no_classes).invoke(
+            obj, no_args
+        )
+
+    def throw(self, exception: JavaObject) -> NoReturn:
+        """Throw a Java exception from a callback (the method must declare it, or it must be
+        unchecked: the JVM wraps anything else in UndeclaredThrowableException)."""
+        raise Py4JJavaError(str(exception.getMessage()), exception)
+
+    def analysis_error(self, name: str, *args: Any) -> NoReturn:
+        """Throw ``org.apache.spark.sql.catalyst.analysis.<name>(*args)``."""
+        self.throw(getattr(self.jvm.org.apache.spark.sql.catalyst.analysis, name)(*args))
+
+    def spark_error(self, kind: str, condition: str, **params: str) -> NoReturn:
+        """Throw an unchecked Spark exception with an error condition, e.g.
+        ``spark_error("SparkIllegalArgumentException", "SCHEMA_NOT_FOUND", schemaName="`x`")``."""
+        self.throw(getattr(self.jvm.org.apache.spark, kind)(condition, self.hash_map(params)))
+
+
+def quoted(*parts: str) -> str:
+    """Spark's display form of a multi-part name: ```a`.`b```."""
+    return ".".join("`" + p.replace("`", "``") + "`" for p in parts)
