@@ -87,7 +87,7 @@ def main() -> int:
     try:
         spark = _spark_session(info.uri, work / "warehouse")
         client = MetastoreClient(info.uri)
-        client.create_database(DB, location=(work / "db").as_uri())
+        client.create_database(DB, location=f"file:{work / 'db'}")
         for name in ("ours", "ours_server_dirs", "spark", "warm_ours", "warm_spark"):
             spark.sql(f"CREATE TABLE {DB}.{name} (v bigint) PARTITIONED BY (dt string, bucket int) "
                       "STORED AS PARQUET")

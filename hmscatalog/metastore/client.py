@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import urlsplit
 
 from thrift.Thrift import TException
 
@@ -62,7 +62,8 @@ def _local_path(location: str | None) -> Path | None:
     parts = urlsplit(location)
     if parts.scheme != "file" or parts.netloc not in ("", "localhost"):
         return None
-    return Path(unquote(parts.path))
+    # Hadoop paths are not URL-encoded: "a%2Fb" is a directory name, as Hive wrote it.
+    return Path(parts.path)
 
 
 @contextlib.contextmanager

@@ -161,7 +161,7 @@ def _hive_site(data_dir: Path, db: BackingDb) -> str:
         "javax.jdo.option.ConnectionDriverName": db.driver,
         "datanucleus.schema.autoCreateAll": "true",
         "hive.metastore.schema.verification": "false",
-        "hive.metastore.warehouse.dir": (data_dir / "warehouse").resolve().as_uri(),
+        "hive.metastore.warehouse.dir": f"file:{(data_dir / 'warehouse').resolve()}",
         "hive.async.log.enabled": "false",
         "hive.metastore.integral.jdo.pushdown": "true",
         "hive.metastore.try.direct.sql": "true",

@@ -123,6 +123,20 @@ class HmsScan(JavaProxy):
     def estimateStatistics(self) -> Any:
         return self._inner.estimateStatistics()
 
+    def estimateSizeInBytes(self) -> Any:
+        return self._jvm.call_default(self._inner, f"{READ}.SupportsReportStatistics",
+                                      "estimateSizeInBytes")
+
+    def reflectsFullyPushedDownFilters(self) -> bool:
+        return False  # Spark evaluates every filter again above the scan
+
+    def toMicroBatchStream(self, checkpoint: str) -> Any:
+        self._jvm.throw(self._jvm.jvm.java.lang.UnsupportedOperationException(
+            "hms tables cannot be read as a stream"))
+
+    def toContinuousStream(self, checkpoint: str) -> Any:
+        return self.toMicroBatchStream(checkpoint)
+
     def toString(self) -> str:
         return self.description()
 

@@ -32,7 +32,7 @@ def _path(location: str | None) -> Path:
 
 
 def test_databases(client: MetastoreClient, tmp_path: Path) -> None:
-    location = (tmp_path / "dbloc").as_uri()
+    location = f"file:{tmp_path / 'dbloc'}"
     client.drop_database("it_db", cascade=True, if_exists=True)
     client.create_database("it_db", location=location, description="d",
                            parameters={"owner_team": "x"})
@@ -133,7 +133,7 @@ def test_drop_managed_deletes_data_external_keeps_it(
     ext_dir.mkdir()
     (ext_dir / "f.txt").write_text("x")
     external = client.new_table(unique_db, "e", [("a", "int")], external=True,
-                                location=ext_dir.as_uri())
+                                location=f"file:{ext_dir}")
     assert external.is_external
     kept = client.new_table(unique_db, "k", [("a", "int")])
     kept_dir = _path(kept.location)
@@ -159,6 +159,7 @@ def test_partitions_lifecycle(client: MetastoreClient, unique_db: str, tmp_path:
     assert "dt=2024-01-01/region=__HIVE_DEFAULT_PARTITION__" in names
     # The metastore creates each partition's directory at the path the codec computed.
     assert (_path(table.location) / "dt=2024-01-01" / "region=a%2Fb").is_dir()
+    assert not (_path(table.location) / "dt=2024-01-01" / "region=a").exists()
 
     # if-not-exists: only new ones are added; without it the batch fails as a whole
     again = [*parts[:2], client.new_partition(table, [dt.date(2024, 2, 1), "x"])]
@@ -187,7 +188,7 @@ def test_partitions_lifecycle(client: MetastoreClient, unique_db: str, tmp_path:
 
     custom = tmp_path / "elsewhere"
     moved = [p.__class__(p.database, p.table, p.values,
-                         p.storage.__class__(custom.as_uri(), p.storage.input_format,
+                         p.storage.__class__(f"file:{custom}", p.storage.input_format,
                                              p.storage.output_format, p.storage.serde,
                                              p.storage.serde_parameters),
                          {**p.parameters, "numRows": "10"})
@@ -209,7 +210,7 @@ def test_partition_custom_location(client: MetastoreClient, unique_db: str,
                                    tmp_path: Path) -> None:
     table = client.new_table(unique_db, "p", [("a", "int")], partition_keys=[("k", "int")])
     where = tmp_path / "anywhere"
-    client.add_partitions(table, [client.new_partition(table, {"K": 7}, location=where.as_uri())])
+    client.add_partitions(table, [client.new_partition(table, {"K": 7}, location=f"file:{where}")])
     (part,) = client.list_partitions(unique_db, "p")
     assert part.values == ("7",)
     assert _path(part.location) == where

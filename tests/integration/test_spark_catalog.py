@@ -1,0 +1,235 @@
+"""The hms catalog in a real SparkSession, beside Spark's built-in Hive catalog (spark_catalog)
+on the same metastore."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import pytest
+
+from hmscatalog.metastore.client import MetastoreClient
+from hmscatalog.metastore.model import StorageFormat
+from hmscatalog.spark import attach
+
+pytestmark = [pytest.mark.integration, pytest.mark.spark]
+
+
+@pytest.fixture(scope="module")
+def hms(spark: Any, metastore_uri: str) -> Any:
+    spark.sql("SET hive.exec.dynamic.partition.mode=nonstrict")
+    return attach(spark, uri=metastore_uri)
+
+
+@pytest.fixture
+def db(spark: Any, hms: Any, request: pytest.FixtureRequest) -> Any:
+    name = "s_" + re.sub(r"\W", "_", request.node.name.lower())[:50]
+    spark.sql(f"DROP NAMESPACE IF EXISTS hms.{name} CASCADE")
+    spark.sql(f"CREATE NAMESPACE hms.{name}")
+    yield name
+    spark.sql(f"DROP NAMESPACE IF EXISTS hms.{name} CASCADE")
+
+
+def _rows(df: Any) -> list[tuple[Any, ...]]:
+    return sorted((tuple(r) for r in df.collect()), key=repr)
+
+
+def _scan_text(df: Any) -> str:
+    return str(df._jdf.queryExecution().executedPlan().toString())
+
+
+def _error_class(exc: BaseException) -> str:
+    getter = getattr(exc, "getCondition", None) or getattr(exc, "getErrorClass", None)
+    return str(getter()) if getter else str(exc)
+
+
+def test_namespaces(spark: Any, hms: Any, client: MetastoreClient, tmp_path: Path) -> None:
+    spark.sql("DROP NAMESPACE IF EXISTS hms.ns_a CASCADE")
+    location = f"file:{tmp_path / 'ns_a'}"
+    spark.sql(f"CREATE NAMESPACE hms.ns_a COMMENT 'team a' LOCATION '{location}' "
+              "WITH DBPROPERTIES ('k' = 'v')")
+    assert ("ns_a",) in _rows(spark.sql("SHOW NAMESPACES IN hms"))
+    info = dict(_rows(spark.sql("DESCRIBE NAMESPACE EXTENDED hms.ns_a")))
+    assert info["Comment"] == "team a"
+    assert urlparse(info["Location"]).path == str(tmp_path / "ns_a")
+    assert "(k,v)" in info["Properties"]
+    assert client.get_database("ns_a").parameters["k"] == "v"
+    with pytest.raises(Exception) as exists:
+        spark.sql("CREATE NAMESPACE hms.ns_a")
+    assert _error_class(exists.value) == "SCHEMA_ALREADY_EXISTS"
+    spark.sql("CREATE NAMESPACE IF NOT EXISTS hms.ns_a")
+    spark.sql("CREATE TABLE hms.ns_a.t (a INT) USING parquet")
+    with pytest.raises(Exception) as not_empty:
+        spark.sql("DROP NAMESPACE hms.ns_a")
+    assert _error_class(not_empty.value) == "SCHEMA_NOT_EMPTY"
+    spark.sql("USE hms.ns_a")
+    assert _rows(spark.sql("SHOW TABLES")) == [("ns_a", "t", False)]
+    spark.sql("USE spark_catalog.default")
+    spark.sql("DROP NAMESPACE hms.ns_a CASCADE")
+    assert not client.database_exists("ns_a")
+    with pytest.raises(Exception) as missing:
+        spark.sql("SHOW TABLES IN hms.ns_a")
+    assert _error_class(missing.value) == "SCHEMA_NOT_FOUND"
+
+
+def test_create_table_spark_and_hive_syntax(spark: Any, db: str, client: MetastoreClient,
+                                           tmp_path: Path) -> None:
+    spark.sql(f"CREATE TABLE hms.{db}.s (a INT, b STRING, dt STRING, hr INT) USING parquet "
+              "PARTITIONED BY (dt, hr) COMMENT 'spark syntax' TBLPROPERTIES ('p' = '1')")
+    spark.sql(f"CREATE TABLE hms.{db}.h (a INT COMMENT 'the a', b STRING) "
+              "PARTITIONED BY (dt DATE, hr INT) STORED AS ORC")
+    ext = tmp_path / "ext"
+    spark.sql(f"CREATE EXTERNAL TABLE hms.{db}.e (a INT) PARTITIONED BY (p STRING) "
+              f"STORED AS PARQUET LOCATION 'file:{ext}'")
+    spark.sql(f"CREATE TABLE IF NOT EXISTS hms.{db}.s (x INT) USING parquet")
+    s, h, e = (client.get_table(db, n) for n in ("s", "h", "e"))
+    assert [c.name for c in s.columns] == ["a", "b"]
+    assert [(c.name, c.type) for c in s.partition_keys] == [("dt", "string"), ("hr", "int")]
+    assert s.format is StorageFormat.PARQUET and s.parameters["p"] == "1"
+    assert s.parameters["comment"] == "spark syntax"
+    assert [(c.name, c.type) for c in h.partition_keys] == [("dt", "date"), ("hr", "int")]
+    assert h.columns[0].comment == "the a"
+    assert h.format is StorageFormat.ORC
+    assert e.is_external and urlparse(e.location or "").path == str(ext)
+    assert _rows(spark.sql(f"SHOW TABLES IN hms.{db}")) == [(db, n, False) for n in "ehs"]
+    described = dict((r[0], r[1]) for r in spark.sql(f"DESCRIBE TABLE EXTENDED hms.{db}.s")
+                     .collect())
+    assert described["Provider"] == "parquet"
+    assert described["Type"] == "MANAGED"
+    assert "# Partition Information" in described
+    # The built-in Hive catalog sees an ordinary Hive table.
+    hive_described = _rows(spark.sql(f"DESCRIBE TABLE spark_catalog.{db}.h"))
+    assert ("dt", "date", None) in hive_described
+
+
+def test_create_table_errors(spark: Any, db: str, client: MetastoreClient) -> None:
+    with pytest.raises(Exception, match="format 'csv' is not supported"):
+        spark.sql(f"CREATE TABLE hms.{db}.c (a INT) USING csv")
+    with pytest.raises(Exception, match="cannot name a partition directory"):
+        spark.sql(f"CREATE TABLE hms.{db}.m (a INT, p MAP<STRING, INT>) USING parquet "
+                  "PARTITIONED BY (p)")
+    with pytest.raises(Exception, match="partitioned by columns only"):
+        spark.sql(f"CREATE TABLE hms.{db}.b (a INT) USING parquet PARTITIONED BY (bucket(4, a))")
+    assert client.list_tables(db) == []
+    spark.sql(f"CREATE TABLE hms.{db}.t (a INT) USING parquet")
+    with pytest.raises(Exception) as exists:
+        spark.sql(f"CREATE TABLE hms.{db}.t (a INT) USING parquet")
+    assert _error_class(exists.value) == "TABLE_OR_VIEW_ALREADY_EXISTS"
+    with pytest.raises(Exception) as missing:
+        spark.sql(f"SELECT * FROM hms.{db}.nope")
+    assert _error_class(missing.value) == "TABLE_OR_VIEW_NOT_FOUND"
+
+
+def _load_with_builtin(spark: Any, db: str, table: str) -> None:
+    """Rows written by Spark's built-in Hive catalog into a table."""
+    spark.sql(f"""
+        INSERT INTO spark_catalog.{db}.{table} PARTITION (dt, hr)
+        SELECT id AS a, concat('v', id) AS b, concat('2024-01-0', CAST(id % 3 + 1 AS STRING)),
+               CAST(id % 2 AS INT)
+        FROM range(60)
+    """)
+
+
+def test_reads_prune_and_match_the_builtin_catalog(spark: Any, db: str) -> None:
+    spark.sql(f"CREATE TABLE hms.{db}.t (a BIGINT, b STRING) PARTITIONED BY (dt STRING, hr INT) "
+              "STORED AS PARQUET")
+    _load_with_builtin(spark, db, "t")
+    queries = [
+        ("dt = '2024-01-02' AND hr = 1", 1),
+        ("dt IN ('2024-01-01', '2024-01-03')", 4),
+        ("hr >= 1", 3),
+        ("dt = '2024-01-02' OR hr = 0", 4),
+        ("NOT (dt = '2024-01-02')", 4),
+        ("dt LIKE '2024-01-0%' AND hr = 0", 3),
+        ("hr = 1 AND a > 10", 3),
+        ("dt = 'nope'", 0),
+    ]
+    for where, selected in queries:
+        ours = spark.sql(f"SELECT * FROM hms.{db}.t WHERE {where}")
+        theirs = spark.sql(f"SELECT * FROM spark_catalog.{db}.t WHERE {where}")
+        assert _rows(ours) == _rows(theirs), where
+        if selected:
+            assert f"partitions={selected}/6" in _scan_text(ours), where
+    grouped = f"SELECT dt, hr, count(*), sum(a) FROM {{}}.{db}.t GROUP BY dt, hr"
+    assert _rows(spark.sql(grouped.format("hms"))) == _rows(spark.sql(grouped.format(
+        "spark_catalog")))
+    joined = (f"SELECT x.a, y.dt FROM hms.{db}.t x JOIN spark_catalog.{db}.t y "
+              "ON x.a = y.a AND x.dt = y.dt WHERE x.hr = 1")
+    assert len(_rows(spark.sql(joined))) == 30
+
+
+def test_special_characters_in_partition_values(spark: Any, db: str) -> None:
+    spark.sql(f"CREATE TABLE hms.{db}.t (a INT) PARTITIONED BY (s STRING) STORED AS PARQUET")
+    values = ["a/b", "k=v", "100%", "10:30", "it's", 'say "hi"', "#1", "two words", "über", ""]
+    selects = " UNION ALL ".join(
+        f"SELECT {i} AS a, '{v.replace(chr(39), chr(92) + chr(39))}' AS s"
+        for i, v in enumerate(values))
+    spark.sql(f"INSERT INTO spark_catalog.{db}.t PARTITION (s) {selects}")
+    ours = _rows(spark.sql(f"SELECT a, s FROM hms.{db}.t"))
+    assert ours == _rows(spark.sql(f"SELECT a, s FROM spark_catalog.{db}.t"))
+    # '' is stored as the default partition and reads back as NULL, in both catalogs.
+    assert (9, None) in ours
+    for i, value in enumerate(values[:-1]):
+        literal = value.replace("'", "\\'")
+        df = spark.sql(f"SELECT a FROM hms.{db}.t WHERE s = '{literal}'")
+        assert _rows(df) == [(i,)], value
+        assert "partitions=1/10" in _scan_text(df), value
+    nulls = spark.sql(f"SELECT a FROM hms.{db}.t WHERE s IS NULL")
+    assert _rows(nulls) == [(9,)]
+    assert "partitions=1/10" in _scan_text(nulls)
+
+
+def test_partition_values_come_from_the_metastore_not_the_path(
+    spark: Any, db: str, client: MetastoreClient, tmp_path: Path
+) -> None:
+    spark.sql(f"CREATE TABLE hms.{db}.t (a INT) PARTITIONED BY (p INT) STORED AS PARQUET")
+    table = client.get_table(db, "t")
+    # A partition far from the table root, in a directory whose name says nothing of p.
+    elsewhere = tmp_path / "somewhere" / "p=999"
+    spark.range(3).selectExpr("CAST(id AS INT) AS a").write.parquet(str(elsewhere))
+    client.add_partitions(table, [client.new_partition(table, [7], location=f"file:{elsewhere}")])
+    df = spark.sql(f"SELECT a, p FROM hms.{db}.t WHERE p = 7")
+    assert _rows(df) == [(0, 7), (1, 7), (2, 7)]
+    assert _rows(spark.sql(f"SELECT * FROM hms.{db}.t WHERE p = 999")) == []
+
+
+def test_unpartitioned_table_and_text_format_error(spark: Any, db: str) -> None:
+    spark.sql(f"CREATE TABLE hms.{db}.u (a INT, b STRING) STORED AS PARQUET")
+    spark.sql(f"INSERT INTO spark_catalog.{db}.u VALUES (1, 'x'), (2, 'y')")
+    assert _rows(spark.sql(f"SELECT * FROM hms.{db}.u")) == [(1, "x"), (2, "y")]
+    spark.sql(f"CREATE TABLE hms.{db}.txt (a INT) STORED AS TEXTFILE")
+    with pytest.raises(Exception, match=f"cannot read table {db}.txt: it is stored as text"):
+        spark.sql(f"SELECT * FROM hms.{db}.txt").collect()
+
+
+def test_drop_table_managed_and_external(spark: Any, db: str, client: MetastoreClient,
+                                         tmp_path: Path) -> None:
+    spark.sql(f"CREATE TABLE hms.{db}.m (a INT) STORED AS PARQUET")
+    spark.sql(f"INSERT INTO spark_catalog.{db}.m VALUES (1)")
+    managed_dir = Path(urlparse(client.get_table(db, "m").location or "").path)
+    assert any(managed_dir.iterdir())
+    ext = tmp_path / "ext"
+    spark.range(2).write.parquet(str(ext))
+    spark.sql(f"CREATE TABLE hms.{db}.e (id BIGINT) STORED AS PARQUET LOCATION 'file:{ext}'")
+    assert _rows(spark.sql(f"SELECT * FROM hms.{db}.e")) == [(0,), (1,)]
+    spark.sql(f"DROP TABLE hms.{db}.m")
+    spark.sql(f"DROP TABLE hms.{db}.e")
+    spark.sql(f"DROP TABLE IF EXISTS hms.{db}.nope")
+    assert not managed_dir.exists()
+    assert any(ext.glob("*.parquet"))
+    assert client.list_tables(db) == []
+
+
+def test_alter_table(spark: Any, db: str, client: MetastoreClient) -> None:
+    spark.sql(f"CREATE TABLE hms.{db}.t (a INT) USING parquet TBLPROPERTIES ('x' = '1')")
+    spark.sql(f"ALTER TABLE hms.{db}.t SET TBLPROPERTIES ('y' = '2')")
+    spark.sql(f"ALTER TABLE hms.{db}.t UNSET TBLPROPERTIES ('x')")
+    spark.sql(f"ALTER TABLE hms.{db}.t ADD COLUMNS (b STRING COMMENT 'new')")
+    table = client.get_table(db, "t")
+    assert table.parameters["y"] == "2" and "x" not in table.parameters
+    assert [(c.name, c.type, c.comment) for c in table.columns] == [
+        ("a", "int", None), ("b", "string", "new")]
+    spark.sql(f"ALTER TABLE hms.{db}.t RENAME TO {db}.t2")
+    assert client.list_tables(db) == ["t2"]
