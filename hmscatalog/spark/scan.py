@@ -10,23 +10,18 @@ so pruning never changes a result.
 
 from __future__ import annotations
 
-import datetime as dt
-import zoneinfo
 from collections.abc import Sequence
 from typing import Any
 
-from hmscatalog.errors import InvalidPartitionValue
 from hmscatalog.expressions.predicates import and_all
 from hmscatalog.metastore.model import StorageFormat, Table
-from hmscatalog.partitions.codec import DEFAULT_PARTITION_NAME
-from hmscatalog.partitions.types import HiveType, parse_value
 from hmscatalog.sources.metastore import PartitionSelection, select_partitions
 from hmscatalog.spark.filters import references, to_predicate
 from hmscatalog.spark.jvm import JavaProxy, Jvm
+from hmscatalog.spark.rows import internal_row
 
 READ = "org.apache.spark.sql.connector.read"
 DATASOURCES = "org.apache.spark.sql.execution.datasources"
-_EPOCH_DAY = dt.date(1970, 1, 1)
 
 
 class ScanContext:
@@ -36,46 +31,6 @@ class ScanContext:
         self.jvm = jvm
         self.client = client
         self.catalog_name = catalog_name
-
-
-def _java_value(jvm: Jvm, text: str | None, hive_type: HiveType, time_zone: str) -> Any:
-    """A partition value string as Spark's internal representation (``None`` for NULL)."""
-    if text is None or text == DEFAULT_PARTITION_NAME:
-        return None
-    try:
-        value = parse_value(text, hive_type)
-    except InvalidPartitionValue:
-        return None  # as Spark's cast of a malformed string: NULL
-    lang = jvm.jvm.java.lang
-    kind = hive_type.kind
-    if hive_type.is_string:
-        return jvm.jvm.org.apache.spark.unsafe.types.UTF8String.fromString(value)
-    if kind == "tinyint":
-        return lang.Byte.valueOf(str(value))
-    if kind == "smallint":
-        return lang.Short.valueOf(str(value))
-    if kind == "int":
-        return lang.Integer.valueOf(str(value))
-    if kind == "bigint":
-        return lang.Long.valueOf(str(value))
-    if kind == "float":
-        return lang.Float.valueOf(repr(value))
-    if kind == "double":
-        return lang.Double.valueOf(repr(value))
-    if kind == "boolean":
-        return lang.Boolean.valueOf(bool(value))
-    if kind == "date":
-        return lang.Integer.valueOf(str((value - _EPOCH_DAY).days))
-    if kind == "timestamp":
-        aware = value.replace(tzinfo=zoneinfo.ZoneInfo(time_zone))
-        micros = (aware - dt.datetime(1970, 1, 1, tzinfo=dt.UTC)) // dt.timedelta(microseconds=1)
-        return lang.Long.valueOf(str(micros))
-    if kind == "decimal":
-        decimal_class = jvm.jvm.org.apache.spark.sql.types.Decimal
-        return decimal_class.apply(
-            jvm.jvm.java.math.BigDecimal(format(value, "f")), hive_type.precision, hive_type.scale
-        )
-    return None
 
 
 def _describe(table: Table, selection: PartitionSelection, partitioned: bool) -> str:
@@ -234,13 +189,9 @@ class HmsScanBuilder(JavaProxy):
         hadoop_path = j.org.apache.hadoop.fs.Path
         if len(spec):
             time_zone = str(self._jvm.spark.conf.get("spark.sql.session.timeZone"))
-            object_class = j.java.lang.Object
             paths = []
             for part in selection.partitions:
-                values = [_java_value(jvm, text, col.type, time_zone)
-                          for text, col in zip(part.values, spec.columns, strict=True)]
-                row = j.org.apache.spark.sql.catalyst.expressions.GenericInternalRow(
-                    jvm.array(object_class, values))
+                row = internal_row(jvm, spec, part.values, time_zone)
                 paths.append(ds.PartitionPath(row, hadoop_path(part.location)))
             partition_spec = ds.PartitionSpec(partition_schema, jvm.seq(paths))
             roots = [p.path() for p in paths]

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
-from hmscatalog.metastore.model import StorageFormat, Table
+from hmscatalog.errors import AlreadyExists, NoSuchPartition
+from hmscatalog.metastore.model import Partition, StorageFormat, Table
+from hmscatalog.partitions.codec import make_part_name, parse_part_name
 from hmscatalog.spark.jvm import CATALOG_PKG, JavaProxy
+from hmscatalog.spark.rows import internal_row, partition_strings
 from hmscatalog.spark.scan import HmsScanBuilder, ScanContext
 
 # Table parameters the metastore or Hive manage; not shown as user properties.
@@ -33,7 +37,8 @@ class HmsTable(JavaProxy):
     """A metastore table, readable by Spark's own Parquet and ORC scans."""
 
     class Java:
-        implements = [f"{CATALOG_PKG}.SupportsRead"]
+        implements = [f"{CATALOG_PKG}.SupportsRead",
+                      f"{CATALOG_PKG}.SupportsAtomicPartitionManagement"]
 
     def __init__(self, context: ScanContext, table: Table) -> None:
         self._context = context
@@ -81,6 +86,118 @@ class HmsTable(JavaProxy):
                 f"hms cannot read table {self.table.qualified_name}: it is stored as {stored}; "
                 "readable formats are parquet and orc"))
         return HmsScanBuilder(self._context, self.table, self._schema, options)
+
+    # -- partitions (ALTER TABLE ADD/DROP PARTITION, SHOW PARTITIONS) ----------------------
+
+    def _time_zone(self) -> str:
+        return str(self._jvm.spark.conf.get("spark.sql.session.timeZone"))
+
+    def _client(self) -> Any:
+        return self._context.client
+
+    def partitionSchema(self) -> Any:
+        return self._jvm.struct_type(self.table.partition_keys)
+
+    def _strings(self, ident: Any) -> list[str]:
+        spec = self.table.partition_spec
+        values = partition_strings(ident, spec, self._time_zone())
+        return [values[name] for name in spec.names]
+
+    def _name(self, ident: Any) -> str:
+        return make_part_name(self.table.partition_spec.names, self._strings(ident))
+
+    def _new_partition(self, ident: Any, properties: Any) -> Partition:
+        props = self._jvm.to_dict(properties)
+        location = props.pop("location", None)
+        spec = self.table.partition_spec
+        partition = self._client().new_partition(
+            self.table, spec.from_strings(self._strings(ident)), location=location,
+            parameters=props)
+        return partition
+
+    def createPartition(self, ident: Any, properties: Any) -> None:
+        self.createPartitions([ident], [properties])
+
+    def createPartitions(self, idents: Any, properties: Any) -> None:
+        idents = list(idents)
+        partitions = [self._new_partition(i, p) for i, p in zip(idents, properties, strict=True)]
+        try:
+            self._client().add_partitions(self.table, partitions)
+        except AlreadyExists:
+            existing = [i for i, p in zip(idents, partitions, strict=True)
+                        if self._exists(list(p.values))]
+            self._jvm.analysis_error("PartitionsAlreadyExistException", self.name(),
+                                     self._jvm.seq(existing), self.partitionSchema())
+
+    def _exists(self, strings: list[str]) -> bool:
+        try:
+            self._client().get_partition(self.table.database, self.table.name, strings)
+        except NoSuchPartition:
+            return False
+        return True
+
+    def partitionExists(self, ident: Any) -> bool:
+        return self._exists(self._strings(ident))
+
+    def dropPartition(self, ident: Any) -> bool:
+        return self.dropPartitions([ident])
+
+    def dropPartitions(self, idents: Any) -> bool:
+        names = [self._name(i) for i in idents]
+        try:
+            # The metastore keeps the files of external tables whatever deleteData says.
+            self._client().drop_partitions(self.table.database, self.table.name, names,
+                                           delete_data=True)
+        except NoSuchPartition:
+            return False
+        return True
+
+    def purgePartition(self, ident: Any) -> bool:
+        return self.dropPartitions([ident])
+
+    def purgePartitions(self, idents: Any) -> bool:
+        return self.dropPartitions(idents)
+
+    def loadPartitionMetadata(self, ident: Any) -> Any:
+        try:
+            part = self._client().get_partition(self.table.database, self.table.name,
+                                                self._strings(ident))
+        except NoSuchPartition:
+            self._jvm.analysis_error("NoSuchPartitionException", self.name(), ident,
+                                     self.partitionSchema())
+        return self._jvm.hash_map({**part.parameters, "location": part.location or ""})
+
+    def replacePartitionMetadata(self, ident: Any, properties: Any) -> None:
+        part = self._client().get_partition(self.table.database, self.table.name,
+                                            self._strings(ident))
+        props = self._jvm.to_dict(properties)
+        location = props.pop("location", part.location)
+        self._client().alter_partitions(self.table.database, self.table.name, [
+            replace(part, storage=replace(part.storage, location=location), parameters=props)])
+
+    def listPartitionIdentifiers(self, names: Any, ident: Any) -> Any:
+        spec = self.table.partition_spec
+        wanted = partition_strings(ident, spec, self._time_zone(), [str(n) for n in names])
+        time_zone = self._time_zone()
+        rows = []
+        for name in self._client().list_partition_names(self.table.database, self.table.name):
+            strings = [value for _, value in parse_part_name(name)]
+            if all(strings[spec.names.index(k)] == v for k, v in wanted.items()):
+                rows.append(internal_row(self._jvm, spec, strings, time_zone))
+        return self._jvm.array(self._jvm.jvm.org.apache.spark.sql.catalyst.InternalRow, rows)
+
+    def _unsupported(self, what: str) -> Any:
+        self._jvm.throw(self._jvm.jvm.java.lang.UnsupportedOperationException(
+            f"hms cannot {what} partitions of {self.table.qualified_name} yet"))
+
+    def renamePartition(self, old: Any, new: Any) -> bool:
+        return bool(self._unsupported("rename"))
+
+    def truncatePartition(self, ident: Any) -> bool:
+        return bool(self._unsupported("truncate"))
+
+    def truncatePartitions(self, idents: Any) -> bool:
+        return bool(self._unsupported("truncate"))
 
     def toString(self) -> str:
         return f"HmsTable({self.table.qualified_name})"

@@ -233,3 +233,34 @@ def test_alter_table(spark: Any, db: str, client: MetastoreClient) -> None:
         ("a", "int", None), ("b", "string", "new")]
     spark.sql(f"ALTER TABLE hms.{db}.t RENAME TO {db}.t2")
     assert client.list_tables(db) == ["t2"]
+
+
+def test_partition_ddl_matches_the_builtin_catalog(spark: Any, db: str, tmp_path: Path,
+                                                   client: MetastoreClient) -> None:
+    for catalog, table in (("hms", "a"), ("spark_catalog", "b")):
+        spark.sql(f"CREATE TABLE hms.{db}.{table} (x INT) PARTITIONED BY (dt DATE, s STRING) "
+                  "STORED AS PARQUET")
+        spark.sql(f"ALTER TABLE {catalog}.{db}.{table} ADD PARTITION (dt='2024-01-01', s='a/b')")
+        spark.sql(f"ALTER TABLE {catalog}.{db}.{table} ADD IF NOT EXISTS "
+                  "PARTITION (dt='2024-01-01', s='a/b') PARTITION (dt='2024-01-02', s='x') "
+                  "PARTITION (dt='2024-01-03', s='x')")
+        with pytest.raises(Exception) as exists:
+            spark.sql(f"ALTER TABLE {catalog}.{db}.{table} ADD PARTITION (dt='2024-01-02', s='x')")
+        assert _error_class(exists.value) == "PARTITIONS_ALREADY_EXIST"
+        spark.sql(f"ALTER TABLE {catalog}.{db}.{table} DROP PARTITION (dt='2024-01-03', s='x')")
+    for spec in ("", " PARTITION (s='x')", " PARTITION (dt='2024-01-01')"):
+        ours = _rows(spark.sql(f"SHOW PARTITIONS hms.{db}.a{spec}"))
+        theirs = _rows(spark.sql(f"SHOW PARTITIONS spark_catalog.{db}.b{spec}"))
+        assert ours == theirs, spec
+    assert _rows(spark.sql(f"SHOW PARTITIONS hms.{db}.a")) == [
+        ("dt=2024-01-01/s=a%2Fb",), ("dt=2024-01-02/s=x",)]
+    # Both catalogs laid the directories out identically.
+    table_a, table_b = client.get_table(db, "a"), client.get_table(db, "b")
+    names = sorted(p.name(table_a.partition_spec) for p in client.list_partitions(db, "a"))
+    assert names == sorted(p.name(table_b.partition_spec) for p in client.list_partitions(db, "b"))
+    elsewhere = tmp_path / "p3"
+    spark.sql(f"ALTER TABLE hms.{db}.a ADD PARTITION (dt='2024-02-01', s='y') "
+              f"LOCATION 'file:{elsewhere}'")
+    part = client.get_partition(db, "a", ["2024-02-01", "y"])
+    assert urlparse(part.location or "").path == str(elsewhere)
+    assert table_a.location != table_b.location
