@@ -25,6 +25,11 @@ def test_demo_runs_twice_and_reuses_its_metastore(tmp_path: Path) -> None:
         assert 'metastore filter  dt = "2024-01-05"' in first.stdout
         assert "4/125 selected (4 fetched)" in first.stdout
         assert "region=São Paulo%2FBR" in first.stdout
+        assert "loaded     20,000 rows into 42 partitions (42 registered)" in first.stdout
+        assert "EXPLAIN: partitions=3/42 (metastore filter: dt = \"2024-01-05\"" in first.stdout
+        orders = [int(line.split()[1]) for line in first.stdout.splitlines()
+                  if line.strip().split(" ")[0] in ("amer", "apac", "emea")]
+        assert sum(orders) == 20_000 // 14 + (20_000 % 14 > 4)
         second = subprocess.run(command, capture_output=True, text=True, timeout=300)
         assert second.returncode == 0, second.stderr
         assert f"reusing thrift://127.0.0.1:{port}" in second.stdout
