@@ -10,6 +10,7 @@ from urllib.parse import urlparse
 
 import pytest
 
+from hmscatalog.errors import InvalidUri
 from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.model import StorageFormat
 from hmscatalog.spark import attach
@@ -264,3 +265,19 @@ def test_partition_ddl_matches_the_builtin_catalog(spark: Any, db: str, tmp_path
     part = client.get_partition(db, "a", ["2024-02-01", "y"])
     assert urlparse(part.location or "").path == str(elsewhere)
     assert table_a.location != table_b.location
+
+
+def test_attach_from_conf_and_several_catalogs(spark: Any, hms: Any, db: str,
+                                               metastore_uri: str) -> None:
+    spark.conf.set("spark.hmscatalog.second.uri", metastore_uri)
+    try:
+        second = attach(spark, name="second")
+        assert second.client.uris == [metastore_uri]
+        spark.sql(f"CREATE TABLE hms.{db}.t (a INT) USING parquet")
+        # The same metastore under two names: both see the table.
+        assert _rows(spark.sql(f"SHOW TABLES IN second.{db}")) == [(db, "t", False)]
+        assert spark.table(f"second.{db}.t").columns == ["a"]
+    finally:
+        spark.conf.unset("spark.hmscatalog.second.uri")
+    with pytest.raises(InvalidUri, match="spark.hmscatalog.third.uri"):
+        attach(spark, name="third")
