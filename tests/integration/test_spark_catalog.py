@@ -279,5 +279,5 @@ def test_attach_from_conf_and_several_catalogs(spark: Any, hms: Any, db: str,
         assert spark.table(f"second.{db}.t").columns == ["a"]
     finally:
         spark.conf.unset("spark.hmscatalog.second.uri")
-    with pytest.raises(InvalidUri, match="spark.hmscatalog.third.uri"):
+    with pytest.raises(InvalidUri, match=r"spark\.hmscatalog\.third\.uri"):
         attach(spark, name="third")
