@@ -525,7 +525,9 @@ class MetastoreClient:
     def count_partitions(self, database: str, table: str, filter: str | None = None) -> int:
         """How many partitions match ``filter`` (all partitions when ``None``)."""
         if not filter:
-            return len(self.list_partition_names(database, table))
+            # An empty filter counts every partition on the server, default partitions included.
+            with self._errors(missing=self._missing_table(database, table), database=database):
+                return int(self._call("get_num_partitions_by_filter", database, table, ""))
         with self._errors(
             missing=self._missing_table(database, table),
             database=database,
