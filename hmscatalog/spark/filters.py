@@ -95,3 +95,20 @@ def _translate(f: Any) -> Predicate:
 def references(spark_filter: Any) -> set[str]:
     """Lower-case names of the columns a Spark filter refers to."""
     return {str(name).lower() for name in spark_filter.references()}
+
+
+def without_implied_not_null(conjuncts: list[Predicate]) -> list[Predicate]:
+    """Drop ``c IS NOT NULL`` where another conjunct already rejects NULL in ``c``.
+
+    Spark adds ``IsNotNull`` beside every comparison it pushes; the comparison alone decides
+    the same partitions, and leaving it out lets the metastore filter stand for the whole
+    predicate.
+    """
+    null_rejecting = {
+        p.column.lower() for p in conjuncts
+        if isinstance(p, Compare | In | StartsWith)
+    }
+    return [
+        p for p in conjuncts
+        if not (isinstance(p, IsNotNull) and p.column.lower() in null_rejecting)
+    ]

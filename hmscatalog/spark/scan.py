@@ -16,7 +16,7 @@ from typing import Any
 from hmscatalog.expressions.predicates import and_all
 from hmscatalog.metastore.model import StorageFormat, Table
 from hmscatalog.sources.metastore import PartitionSelection, select_partitions
-from hmscatalog.spark.filters import references, to_predicate
+from hmscatalog.spark.filters import references, to_predicate, without_implied_not_null
 from hmscatalog.spark.jvm import JavaProxy, Jvm
 from hmscatalog.spark.rows import internal_row
 
@@ -161,7 +161,8 @@ class HmsScanBuilder(JavaProxy):
         partition_filters = [f for f in self._filters if references(f) <= self._partition_names]
         data_filters = [f for f in self._filters if not references(f) & self._partition_names]
         if partitioned:
-            predicate = and_all(to_predicate(f) for f in partition_filters)
+            predicate = and_all(without_implied_not_null(
+                [to_predicate(f) for f in partition_filters]))
             selection = select_partitions(self._context.client, table, predicate,
                                           count_total=True)
         else:
