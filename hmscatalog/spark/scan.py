@@ -10,11 +10,17 @@ so pruning never changes a result.
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import replace
 from typing import Any
 
 from hmscatalog.expressions.predicates import and_all
+from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.model import StorageFormat, Table
+from hmscatalog.partitions.codec import make_part_name
 from hmscatalog.sources.metastore import PartitionSelection, select_partitions
 from hmscatalog.spark.filters import references, to_predicate, without_implied_not_null
 from hmscatalog.spark.jvm import JavaProxy, Jvm
@@ -25,12 +31,24 @@ DATASOURCES = "org.apache.spark.sql.execution.datasources"
 
 
 class ScanContext:
-    """What a scan needs from its catalog: the JVM helpers and a metastore client."""
+    """What a scan needs from its catalog: the JVM helpers and metastore clients.
 
-    def __init__(self, jvm: Jvm, client: Any, catalog_name: str) -> None:
+    Partition counts (for EXPLAIN's ``partitions=N/M``) run on a second connection, in parallel
+    with the partition selection, so they add no latency to a query.
+    """
+
+    def __init__(self, jvm: Jvm, client: MetastoreClient, catalog_name: str) -> None:
         self.jvm = jvm
         self.client = client
         self.catalog_name = catalog_name
+        self._counter: MetastoreClient | None = None
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hms-count")
+
+    def count_later(self, table: Table) -> Future[int]:
+        """Start counting ``table``'s partitions; the future holds the count."""
+        if self._counter is None:
+            self._counter = MetastoreClient(self.client.uris)
+        return self._pool.submit(self._counter.count_partitions, table.database, table.name)
 
 
 def _describe(table: Table, selection: PartitionSelection, partitioned: bool) -> str:
@@ -163,17 +181,62 @@ class HmsScanBuilder(JavaProxy):
         if partitioned:
             predicate = and_all(without_implied_not_null(
                 [to_predicate(f) for f in partition_filters]))
-            selection = select_partitions(self._context.client, table, predicate,
-                                          count_total=True)
+            total = self._context.count_later(table)
+            selection = select_partitions(self._context.client, table, predicate)
+            selection = replace(selection, total=total.result())
         else:
             selection = PartitionSelection([], 0, None, None, False)
         text = _describe(table, selection, partitioned)
         if partitioned and not selection.partitions:
             return EmptyScan(self._jvm, self._required, text)
-        inner = self._file_scan(selection, data_filters)
-        return HmsScan(self._jvm, inner, text)
+        locations = self._standard_locations(selection) if partitioned else None
+        if locations == []:
+            return EmptyScan(self._jvm, self._required, text + " (no directories)")
+        builder = (self._explicit_builder(selection) if locations is None
+                   else self._path_builder(locations))
+        builder.pruneColumns(self._required)
+        pushed = builder.pushDataFilters(self._filter_array(data_filters))
+        getattr(builder, "pushedDataFilters_$eq")(pushed)
+        return HmsScan(self._jvm, builder.build(), text)
 
-    def _file_scan(self, selection: PartitionSelection, data_filters: list[Any]) -> Any:
+    def _standard_locations(self, selection: PartitionSelection) -> list[str] | None:
+        """The partitions' local directories, when every one sits where Hive puts it
+        (``<table>/<k=v>/...``) so that its path says the same as its metastore values;
+        directories that do not exist are left out. ``None`` for any other layout or storage.
+        """
+        table = self._table
+        root = (table.location or "").rstrip("/")
+        if not root.startswith("file:"):
+            return None
+        names = table.partition_spec.names
+        locations = []
+        for part in selection.partitions:
+            location = (part.location or "").rstrip("/")
+            if location != f"{root}/{make_part_name(names, list(part.values))}":
+                return None
+            if os.path.isdir(location.removeprefix("file:")):
+                locations.append(location)
+        return locations
+
+    def _path_builder(self, locations: list[str]) -> Any:
+        """Spark's file source over the partition directories, values read from their names.
+
+        One JVM call whatever the number of partitions; Spark casts the values in the names to
+        the declared partition column types, as its own Hive tables do.
+        """
+        j = self._jvm.jvm
+        options = self._jvm.options_map({
+            "paths": json.dumps(locations),
+            "basePath": (self._table.location or "").rstrip("/"),
+            "globPaths": "false",
+        })
+        ds = getattr(j, DATASOURCES).v2
+        source = (ds.orc.OrcDataSourceV2() if self._table.format is StorageFormat.ORC
+                  else ds.parquet.ParquetDataSourceV2())
+        return source.getTable(options, self._schema).newScanBuilder(options)
+
+    def _explicit_builder(self, selection: PartitionSelection) -> Any:
+        """Spark's file scan over an index given each partition's location and values."""
         jvm, j = self._jvm, self._jvm.jvm
         ds = getattr(j, DATASOURCES)
         table = self._table
@@ -203,11 +266,6 @@ class HmsScanBuilder(JavaProxy):
             jvm.jsession, jvm.seq(roots), jvm.scala_map({}), jvm.some(partition_schema),
             ds.FileStatusCache.getOrCreate(jvm.jsession), jvm.some(partition_spec), jvm.none(),
         )
-        fmt = table.format
-        builder_class = (ds.v2.orc.OrcScanBuilder if fmt is StorageFormat.ORC
+        builder_class = (ds.v2.orc.OrcScanBuilder if table.format is StorageFormat.ORC
                          else ds.v2.parquet.ParquetScanBuilder)
-        builder = builder_class(jvm.jsession, index, self._schema, data_schema, self._options)
-        builder.pruneColumns(self._required)
-        pushed = builder.pushDataFilters(self._filter_array(data_filters))
-        getattr(builder, "pushedDataFilters_$eq")(pushed)
-        return builder.build()
+        return builder_class(jvm.jsession, index, self._schema, data_schema, self._options)
