@@ -281,3 +281,19 @@ def test_attach_from_conf_and_several_catalogs(spark: Any, hms: Any, db: str,
         spark.conf.unset("spark.hmscatalog.second.uri")
     with pytest.raises(InvalidUri, match=r"spark\.hmscatalog\.third\.uri"):
         attach(spark, name="third")
+
+
+def test_partition_without_directory_reads_as_empty(spark: Any, db: str,
+                                                    client: MetastoreClient) -> None:
+    spark.sql(f"CREATE TABLE hms.{db}.t (a INT) PARTITIONED BY (p INT) STORED AS PARQUET")
+    spark.sql(f"INSERT INTO spark_catalog.{db}.t PARTITION (p) VALUES (1, 1), (2, 2)")
+    table = client.get_table(db, "t")
+    gone = Path(urlparse(client.get_partition(db, "t", ["2"]).location or "").path)
+    for f in gone.iterdir():
+        f.unlink()
+    gone.rmdir()
+    assert _rows(spark.sql(f"SELECT * FROM hms.{db}.t")) == [(1, 1)]
+    only_gone = spark.sql(f"SELECT * FROM hms.{db}.t WHERE p = 2")
+    assert _rows(only_gone) == []
+    assert "partitions=1/2" in _scan_text(only_gone)
+    assert table.partition_spec.names == ["p"]
