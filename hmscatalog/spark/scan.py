@@ -114,31 +114,6 @@ class HmsScan(JavaProxy):
         return self.description()
 
 
-class EmptyScan(JavaProxy):
-    """No partition can match: a local scan of zero rows."""
-
-    class Java:
-        implements = [f"{READ}.LocalScan"]
-
-    def __init__(self, jvm: Jvm, schema: Any, text: str) -> None:
-        self._jvm = jvm
-        self._schema = schema
-        self._text = text
-
-    def readSchema(self) -> Any:
-        return self._schema
-
-    def rows(self) -> Any:
-        row_class = self._jvm.jvm.org.apache.spark.sql.catalyst.InternalRow
-        return self._jvm.gateway.new_array(row_class, 0)
-
-    def description(self) -> str:
-        return self._text
-
-    def toString(self) -> str:
-        return self._text
-
-
 class HmsScanBuilder(JavaProxy):
     """Receives Spark's filters and required columns, then builds the scan."""
 
@@ -187,13 +162,11 @@ class HmsScanBuilder(JavaProxy):
         else:
             selection = PartitionSelection([], 0, None, None, False)
         text = _describe(table, selection, partitioned)
-        if partitioned and not selection.partitions:
-            return EmptyScan(self._jvm, self._required, text)
         locations = self._standard_locations(selection) if partitioned else None
-        if locations == []:
-            return EmptyScan(self._jvm, self._required, text + " (no directories)")
-        builder = (self._explicit_builder(selection) if locations is None
-                   else self._path_builder(locations))
+        if locations == []:  # nothing to read: an empty file scan still shows in EXPLAIN
+            selection = replace(selection, partitions=[])
+        builder = (self._path_builder(locations) if locations
+                   else self._explicit_builder(selection))
         builder.pruneColumns(self._required)
         pushed = builder.pushDataFilters(self._filter_array(data_filters))
         getattr(builder, "pushedDataFilters_$eq")(pushed)
