@@ -81,8 +81,8 @@ def main() -> int:
 
         target = written[len(written) // 2].split("/")
         dt_value, hr_value = target[0].split("=")[1], int(target[1].split("=")[1])
-        point = ("SELECT count(*), sum(CAST(v * 1e6 AS BIGINT)) FROM {}." + DB + f".t WHERE dt = '{dt_value}' "
-                 f"AND hr = {hr_value}")
+        point = ("SELECT count(*), sum(CAST(v * 1e6 AS BIGINT)) FROM {}." + DB
+                 + f".t WHERE dt = '{dt_value}' AND hr = {hr_value}")
         full = "SELECT count(*), sum(CAST(v * 1e6 AS BIGINT)), max(payload) FROM {}." + DB + ".t"
 
         def timed(sql: str) -> tuple[float, list[object]]:

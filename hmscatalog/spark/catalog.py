@@ -38,7 +38,7 @@ class HmsCatalog(JavaProxy):
         self._jvm = jvm
         self.client = client
         self._name = name
-        self._context = ScanContext(jvm, client, name)
+        self._context = ScanContext(jvm, client)
 
     # -- CatalogPlugin ---------------------------------------------------------------------
 

@@ -8,7 +8,6 @@ and interface defaults included) must exist on the Python object. :class:`JavaPr
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NoReturn
 
@@ -111,17 +110,9 @@ class Jvm:
         return types.StructType.fromDDL(ddl)
 
     @staticmethod
-    def fields(struct: Any) -> list[tuple[str, Any]]:
-        """(name, DataType) pairs of a Spark ``StructType``."""
-        return [(str(f.name()), f.dataType()) for f in struct.fields()]
-
-    @staticmethod
     def hive_type(data_type: Any) -> str:
         """The Hive type string of a Spark ``DataType``."""
         return str(data_type.catalogString())
-
-    def struct_json(self, struct: Any) -> dict[str, Any]:
-        return dict(json.loads(struct.json()))
 
     # -- calls and errors ------------------------------------------------------------------
 

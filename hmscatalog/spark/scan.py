@@ -37,10 +37,9 @@ class ScanContext:
     with the partition selection, so they add no latency to a query.
     """
 
-    def __init__(self, jvm: Jvm, client: MetastoreClient, catalog_name: str) -> None:
+    def __init__(self, jvm: Jvm, client: MetastoreClient) -> None:
         self.jvm = jvm
         self.client = client
-        self.catalog_name = catalog_name
         self._counter: MetastoreClient | None = None
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hms-count")
 
