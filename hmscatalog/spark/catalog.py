@@ -65,17 +65,20 @@ class HmsCatalog(JavaProxy):
 
     # -- namespaces ------------------------------------------------------------------------
 
+    def _no_such_namespace(self, *parts: str) -> Any:
+        self._jvm.analysis_error("NoSuchNamespaceException", self._jvm.strings(parts))
+
     def _database(self, namespace: Any) -> str:
         parts = [str(p) for p in namespace]
         if len(parts) != 1:
-            self._jvm.analysis_error("NoSuchNamespaceException", self._jvm.strings(parts))
+            self._no_such_namespace(*parts)
         return parts[0]
 
     def listNamespaces(self, *args: Any) -> Any:
         if args and len(args[0]):
             database = self._database(args[0])
             if not self.client.database_exists(database):
-                self._jvm.analysis_error("NoSuchNamespaceException", self._jvm.strings([database]))
+                self._no_such_namespace(database)
             return self._jvm.strings2([])
         return self._jvm.strings2([[name] for name in self.client.list_databases()])
 
@@ -88,7 +91,7 @@ class HmsCatalog(JavaProxy):
         try:
             db = self.client.get_database(database)
         except NoSuchNamespace:
-            self._jvm.analysis_error("NoSuchNamespaceException", self._jvm.strings([database]))
+            self._no_such_namespace(database)
         metadata = dict(db.parameters)
         if db.description:
             metadata["comment"] = db.description
@@ -119,7 +122,7 @@ class HmsCatalog(JavaProxy):
         try:
             db = self.client.get_database(database)
         except NoSuchNamespace:
-            self._jvm.analysis_error("NoSuchNamespaceException", self._jvm.strings([database]))
+            self._no_such_namespace(database)
         params = dict(db.parameters)
         location, owner = db.location, db.owner
         for change in changes:
@@ -142,7 +145,7 @@ class HmsCatalog(JavaProxy):
         try:
             self.client.drop_database(database, cascade=cascade)
         except NoSuchNamespace:
-            self._jvm.analysis_error("NoSuchNamespaceException", self._jvm.strings([database]))
+            self._no_such_namespace(database)
         except InvalidOperation:
             self._jvm.analysis_error("NonEmptyNamespaceException", self._jvm.strings([database]))
         return True
@@ -162,7 +165,7 @@ class HmsCatalog(JavaProxy):
         try:
             names = self.client.list_tables(database)
         except NoSuchNamespace:
-            self._jvm.analysis_error("NoSuchNamespaceException", self._jvm.strings([database]))
+            self._no_such_namespace(database)
         identifier = getattr(self._jvm.jvm, CATALOG_PKG).Identifier
         return self._jvm.array(identifier, [self._jvm.identifier([database], n) for n in names])
 
@@ -208,7 +211,7 @@ class HmsCatalog(JavaProxy):
         except AlreadyExists:
             self._jvm.analysis_error("TableAlreadyExistsException", ident)
         except NoSuchNamespace:
-            self._jvm.analysis_error("NoSuchNamespaceException", self._jvm.strings([database]))
+            self._no_such_namespace(database)
         return self.loadTable(ident)
 
     def _illegal(self, message: str) -> Any:
