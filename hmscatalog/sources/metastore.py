@@ -15,7 +15,7 @@ from typing import Any
 from hmscatalog.errors import InvalidFilter, InvalidPartitionValue
 from hmscatalog.expressions.evaluator import PartitionEvaluator
 from hmscatalog.expressions.metastore_filter import to_metastore_filter
-from hmscatalog.expressions.predicates import AlwaysFalse, Predicate
+from hmscatalog.expressions.predicates import AlwaysFalse, AlwaysTrue, Predicate
 from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.model import Partition, Table
 
@@ -71,11 +71,13 @@ def select_partitions(
             text = None
     if text is None:
         fetched = client.list_partitions(table.database, table.name)
+    if isinstance(predicate, AlwaysTrue):
+        return PartitionSelection(fetched, len(fetched), total, text, False)
     evaluator = PartitionEvaluator(spec)
     kept = []
     for part in fetched:
         values = _typed(part, table)
         if values is None or evaluator.keeps(predicate, values):
             kept.append(part)
-    return PartitionSelection(kept, len(fetched), total, text, plan.residual is not None or
-                              text is None)
+    return PartitionSelection(kept, len(fetched), total, text,
+                              plan.residual is not None or text is None)

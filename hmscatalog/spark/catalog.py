@@ -104,7 +104,7 @@ class HmsCatalog(JavaProxy):
     def createNamespace(self, namespace: Any, properties: Any) -> None:
         parts = [str(p) for p in namespace]
         if len(parts) != 1:
-            self._jvm.throw(self._jvm.jvm.java.lang.IllegalArgumentException(
+            self._jvm.throw(self._jvm.cls("java.lang.IllegalArgumentException")(
                 f"hms namespaces are metastore databases: {quoted(*parts)} has "
                 f"{len(parts)} parts, expected 1"))
         props = self._jvm.to_dict(properties)
@@ -166,7 +166,7 @@ class HmsCatalog(JavaProxy):
             names = self.client.list_tables(database)
         except NoSuchNamespace:
             self._no_such_namespace(database)
-        identifier = getattr(self._jvm.jvm, CATALOG_PKG).Identifier
+        identifier = self._jvm.cls(f"{CATALOG_PKG}.Identifier")
         return self._jvm.array(identifier, [self._jvm.identifier([database], n) for n in names])
 
     def loadTable(self, ident: Any, *rest: Any) -> Any:
@@ -191,10 +191,12 @@ class HmsCatalog(JavaProxy):
             return False
 
     def invalidateTable(self, ident: Any) -> None:
-        return None
+        """``REFRESH TABLE``: forget the file listings kept for the table."""
+        database, name = self._names(ident)
+        self._context.listings.invalidate(f"{database}.{name}")
 
     def createTable(self, ident: Any, *rest: Any) -> Any:
-        util = getattr(self._jvm.jvm, CATALOG_PKG).CatalogV2Util
+        util = self._jvm.cls(f"{CATALOG_PKG}.CatalogV2Util")
         if len(rest) == 1:  # TableInfo
             info = rest[0]
             struct = util.v2ColumnsToStructType(info.columns())
@@ -215,7 +217,7 @@ class HmsCatalog(JavaProxy):
         return self.loadTable(ident)
 
     def _illegal(self, message: str) -> Any:
-        self._jvm.throw(self._jvm.jvm.java.lang.IllegalArgumentException(message))
+        self._jvm.throw(self._jvm.cls("java.lang.IllegalArgumentException")(message))
 
     def _table_definition(
         self, database: str, name: str, struct: Any, transforms: Any, props: dict[str, str]
@@ -308,6 +310,7 @@ class HmsCatalog(JavaProxy):
 
     def dropTable(self, ident: Any) -> bool:
         database, name = self._names(ident)
+        self._context.listings.invalidate(f"{database}.{name}")
         try:
             self.client.drop_table(database, name, delete_data=True)
         except (NoSuchTable, NoSuchNamespace):
@@ -320,6 +323,7 @@ class HmsCatalog(JavaProxy):
     def renameTable(self, old: Any, new: Any) -> None:
         database, name = self._names(old)
         new_database, new_name = self._names(new)
+        self._context.listings.invalidate(f"{database}.{name}")
         try:
             self.client.rename_table(database, name, new_database, new_name)
         except (NoSuchTable, NoSuchNamespace):

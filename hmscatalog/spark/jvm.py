@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NoReturn
 
-from py4j.java_gateway import JavaObject
+from py4j.java_gateway import JavaClass, JavaObject
 from py4j.protocol import Py4JJavaError
 
 from hmscatalog.metastore.model import Column
@@ -40,6 +40,23 @@ class Jvm:
         self.gateway = spark.sparkContext._gateway
         self.jvm = spark.sparkContext._jvm
         self.jsession = spark._jsparkSession
+        self._classes: dict[str, JavaClass] = {}
+        self._made: dict[str, Any] = {}  # JVM objects made once: a pattern, methods
+
+    def cls(self, name: str) -> Any:
+        """The Java class ``name`` (fully qualified), for constructors and static members.
+
+        Resolving a name through ``jvm.a.b.C`` costs py4j one round trip per query of the JVM;
+        classes are therefore made once, without asking the JVM, and kept.
+        """
+        found = self._classes.get(name)
+        if found is None:
+            found = self._classes[name] = JavaClass(name, self.gateway._gateway_client)
+        return found
+
+    def scala_object(self, name: str) -> Any:
+        """The instance of the Scala ``object`` ``name`` (fully qualified)."""
+        return getattr(self.cls(name + "$"), "MODULE$")
 
     # -- collections -----------------------------------------------------------------------
 
@@ -50,42 +67,60 @@ class Jvm:
         return arr
 
     def strings(self, items: Iterable[str]) -> Any:
-        return self.array(self.jvm.java.lang.String, list(items))
+        """A ``String[]``; in a constant number of py4j calls when no item holds a NUL."""
+        items = list(items)
+        if len(items) < 8 or any("\0" in item for item in items):
+            return self.array(self.cls("java.lang.String"), items)
+        return self._nul_pattern().split("\0".join(items), -1)
+
+    def _nul_pattern(self) -> Any:
+        pattern = self._made.get("\0")
+        if pattern is None:
+            regex = self.cls("java.util.regex.Pattern")
+            pattern = self._made["\0"] = regex.compile("\0", regex.LITERAL)
+        return pattern
 
     def strings2(self, rows: Sequence[Sequence[str]]) -> Any:
         """A ``String[][]``."""
-        outer = self.gateway.new_array(self.jvm.java.lang.String, len(rows), 0)
+        outer = self.gateway.new_array(self.cls("java.lang.String"), len(rows), 0)
         for i, row in enumerate(rows):
             outer[i] = self.strings(row)
         return outer
 
     def hash_map(self, mapping: Mapping[str, Any]) -> Any:
-        result = self.jvm.java.util.HashMap()
+        result = self.cls("java.util.HashMap")()
         for key, value in mapping.items():
             result.put(key, value)
         return result
 
     def hash_set(self, items: Iterable[Any] = ()) -> Any:
-        result = self.jvm.java.util.HashSet()
+        result = self.cls("java.util.HashSet")()
         for item in items:
             result.add(item)
         return result
 
     def seq(self, items: Sequence[Any]) -> Any:
         """A Scala immutable ``Seq``."""
-        java_list = self.jvm.java.util.ArrayList()
+        java_list = self.cls("java.util.ArrayList")()
         for item in items:
             java_list.add(item)
-        return self.jvm.org.apache.spark.api.python.PythonUtils.toSeq(java_list)
+        return self.cls("org.apache.spark.api.python.PythonUtils").toSeq(java_list)
+
+    def hadoop_paths(self, locations: Sequence[str]) -> Any:
+        """A Scala immutable ``Seq`` of Hadoop ``Path`` objects, in a few py4j calls."""
+        paths = self.cls("org.apache.hadoop.util.StringUtils").stringToPath(
+            self.strings(locations))
+        return self.cls("scala.collection.immutable.ArraySeq").unsafeWrapArray(paths)
 
     def scala_map(self, mapping: Mapping[str, str]) -> Any:
-        return self.jvm.org.apache.spark.api.python.PythonUtils.toScalaMap(self.hash_map(mapping))
+        return self.cls("org.apache.spark.api.python.PythonUtils").toScalaMap(
+            self.hash_map(mapping))
 
     def some(self, value: Any) -> Any:
-        return self.jvm.scala.Option.apply(value)
+        return self.cls("scala.Option").apply(value)
 
     def none(self) -> Any:
-        return self.jvm.scala.Option.apply(None)
+        return self.cls("scala.Option").apply(None)
 
     @staticmethod
     def to_dict(java_map: Any) -> dict[str, str]:
@@ -94,20 +129,21 @@ class Jvm:
         return {str(k): str(java_map.get(k)) for k in java_map.keySet()}
 
     def identifier(self, namespace: Sequence[str], name: str) -> Any:
-        return getattr(self.jvm, CATALOG_PKG).Identifier.of(self.strings(namespace), name)
+        return self.cls(f"{CATALOG_PKG}.Identifier").of(self.strings(namespace), name)
 
     def options_map(self, mapping: Mapping[str, str]) -> Any:
-        return self.jvm.org.apache.spark.sql.util.CaseInsensitiveStringMap(self.hash_map(mapping))
+        return self.cls("org.apache.spark.sql.util.CaseInsensitiveStringMap")(
+            self.hash_map(mapping))
 
     # -- schemas ---------------------------------------------------------------------------
 
     def struct_type(self, columns: Sequence[Column]) -> Any:
         """A Spark ``StructType`` from metastore columns (Hive type strings)."""
-        types = self.jvm.org.apache.spark.sql.types
+        struct = self.cls("org.apache.spark.sql.types.StructType")
         if not columns:
-            return types.StructType()
+            return struct()
         ddl = ", ".join(f"{quoted(col.name)} {col.type}" for col in columns)
-        return types.StructType.fromDDL(ddl)
+        return struct.fromDDL(ddl)
 
     @staticmethod
     def hive_type(data_type: Any) -> str:
@@ -118,11 +154,13 @@ class Jvm:
 
     def call_default(self, obj: JavaObject, interface: str, method: str) -> Any:
         """Call an interface default method that ``obj``'s class does not override."""
-        no_classes = self.gateway.new_array(self.jvm.java.lang.Class, 0)
-        no_args = self.gateway.new_array(self.jvm.java.lang.Object, 0)
-        return self.jvm.java.lang.Class.forName(interface).getMethod(method, no_classes).invoke(
-            obj, no_args
-        )
+        key = f"{interface}#{method}"
+        found = self._made.get(key)
+        if found is None:
+            no_classes = self.gateway.new_array(self.cls("java.lang.Class"), 0)
+            found = self.cls("java.lang.Class").forName(interface).getMethod(method, no_classes)
+            self._made[key] = found
+        return found.invoke(obj, self.gateway.new_array(self.cls("java.lang.Object"), 0))
 
     def throw(self, exception: JavaObject) -> NoReturn:
         """Throw a Java exception from a callback (the method must declare it, or it must be
@@ -131,12 +169,12 @@ class Jvm:
 
     def analysis_error(self, name: str, *args: Any) -> NoReturn:
         """Throw ``org.apache.spark.sql.catalyst.analysis.<name>(*args)``."""
-        self.throw(getattr(self.jvm.org.apache.spark.sql.catalyst.analysis, name)(*args))
+        self.throw(self.cls(f"org.apache.spark.sql.catalyst.analysis.{name}")(*args))
 
     def spark_error(self, kind: str, condition: str, **params: str) -> NoReturn:
         """Throw an unchecked Spark exception with an error condition, e.g.
         ``spark_error("SparkIllegalArgumentException", "SCHEMA_NOT_FOUND", schemaName="`x`")``."""
-        self.throw(getattr(self.jvm.org.apache.spark, kind)(condition, self.hash_map(params)))
+        self.throw(self.cls(f"org.apache.spark.{kind}")(condition, self.hash_map(params)))
 
 
 def quoted(*parts: str) -> str:

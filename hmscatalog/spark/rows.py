@@ -25,29 +25,26 @@ def _java_value(jvm: Jvm, text: str | None, hive_type: HiveType, time_zone: str)
         value = parse_value(text, hive_type)
     except InvalidPartitionValue:
         return None  # as Spark's cast of a malformed string: NULL
-    lang = jvm.jvm.java.lang
     kind = hive_type.kind
     if hive_type.is_string:
-        return jvm.jvm.org.apache.spark.unsafe.types.UTF8String.fromString(value)
-    boxed = {"tinyint": lang.Byte, "smallint": lang.Short, "int": lang.Integer,
-             "bigint": lang.Long}
+        return jvm.cls("org.apache.spark.unsafe.types.UTF8String").fromString(value)
+    boxed = {"tinyint": "Byte", "smallint": "Short", "int": "Integer", "bigint": "Long",
+             "float": "Float", "double": "Double"}
     if kind in boxed:
-        return boxed[kind].valueOf(str(value))
-    if kind == "float":
-        return lang.Float.valueOf(repr(value))
-    if kind == "double":
-        return lang.Double.valueOf(repr(value))
+        text = repr(value) if isinstance(value, float) else str(value)
+        return jvm.cls(f"java.lang.{boxed[kind]}").valueOf(text)
     if kind == "boolean":
-        return lang.Boolean.valueOf(bool(value))
+        return jvm.cls("java.lang.Boolean").valueOf(bool(value))
     if kind == "date":
-        return lang.Integer.valueOf(str((value - _EPOCH_DAY).days))
+        return jvm.cls("java.lang.Integer").valueOf(str((value - _EPOCH_DAY).days))
     if kind == "timestamp":
         aware = value.replace(tzinfo=zoneinfo.ZoneInfo(time_zone))
-        return lang.Long.valueOf(str((aware - _EPOCH) // dt.timedelta(microseconds=1)))
+        micros = (aware - _EPOCH) // dt.timedelta(microseconds=1)
+        return jvm.cls("java.lang.Long").valueOf(str(micros))
     if kind == "decimal":
-        return jvm.jvm.org.apache.spark.sql.types.Decimal.apply(
-            jvm.jvm.java.math.BigDecimal(format(value, "f")), hive_type.precision, hive_type.scale
-        )
+        return jvm.cls("org.apache.spark.sql.types.Decimal").apply(
+            jvm.cls("java.math.BigDecimal")(format(value, "f")), hive_type.precision,
+            hive_type.scale)
     return None
 
 
@@ -55,8 +52,8 @@ def internal_row(jvm: Jvm, spec: PartitionSpec, strings: Sequence[str], time_zon
     """A ``GenericInternalRow`` of a partition's values, typed by the partition columns."""
     values = [_java_value(jvm, text, col.type, time_zone)
               for text, col in zip(strings, spec.columns, strict=True)]
-    row_class = jvm.jvm.org.apache.spark.sql.catalyst.expressions.GenericInternalRow
-    return row_class(jvm.array(jvm.jvm.java.lang.Object, values))
+    row_class = jvm.cls("org.apache.spark.sql.catalyst.expressions.GenericInternalRow")
+    return row_class(jvm.array(jvm.cls("java.lang.Object"), values))
 
 
 def _python_value(row: Any, index: int, hive_type: HiveType, time_zone: str) -> Any:

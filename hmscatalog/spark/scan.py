@@ -3,20 +3,21 @@
 The scan builder turns Spark's pushed filters into one predicate, asks the metastore source for
 the partitions it cannot rule out, and builds Spark's ``ParquetScan``/``OrcScan`` over an
 ``InMemoryFileIndex`` given an explicit partition spec: each partition's *stored* location with
-the values the metastore holds (typed by the declared partition columns), never values parsed
-from paths. Every filter is also handed back to Spark, which evaluates it again above the scan,
-so pruning never changes a result.
+the values the metastore holds (typed by the declared partition columns); a directory name is
+only parsed when it spells exactly those values. Listings are kept between queries while the
+directories are unchanged (:mod:`hmscatalog.spark.listing`). Every filter is also handed back to
+Spark, which evaluates it again above the scan, so pruning never changes a result.
 """
 
 from __future__ import annotations
 
-import json
-import os
-from collections.abc import Sequence
+import logging
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import replace
+from functools import partial
 from typing import Any
 
+from hmscatalog.errors import HmsCatalogError
 from hmscatalog.expressions.predicates import and_all
 from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.model import StorageFormat, Table
@@ -24,7 +25,10 @@ from hmscatalog.partitions.codec import make_part_name
 from hmscatalog.sources.metastore import PartitionSelection, select_partitions
 from hmscatalog.spark.filters import references, to_predicate, without_implied_not_null
 from hmscatalog.spark.jvm import JavaProxy, Jvm
+from hmscatalog.spark.listing import ListingCache, directory_stamps
 from hmscatalog.spark.rows import internal_row
+
+log = logging.getLogger(__name__)
 
 READ = "org.apache.spark.sql.connector.read"
 DATASOURCES = "org.apache.spark.sql.execution.datasources"
@@ -40,6 +44,7 @@ class ScanContext:
     def __init__(self, jvm: Jvm, client: MetastoreClient) -> None:
         self.jvm = jvm
         self.client = client
+        self.listings = ListingCache(jvm)
         self._counter: MetastoreClient | None = None
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hms-count")
 
@@ -50,32 +55,44 @@ class ScanContext:
         return self._pool.submit(self._counter.count_partitions, table.database, table.name)
 
 
-def _describe(table: Table, selection: PartitionSelection, partitioned: bool) -> str:
-    if not partitioned:
+def _describe(table: Table, selection: PartitionSelection, total: Future[int] | None) -> str:
+    if total is None:
         return f"hms {table.qualified_name} unpartitioned"
+    try:
+        count = str(total.result())
+    except HmsCatalogError as exc:  # the figure is for EXPLAIN only: never fail a query on it
+        log.warning("cannot count the partitions of %s: %s", table.qualified_name, exc)
+        count = "unknown"
     sent = selection.metastore_filter or "none"
     client = "yes" if selection.client_filtered else "no"
-    return (f"hms {table.qualified_name} partitions={len(selection.partitions)}/{selection.total}"
+    return (f"hms {table.qualified_name} partitions={len(selection.partitions)}/{count}"
             f" (metastore filter: {sent}; client-side filter: {client})")
 
 
 class HmsScan(JavaProxy):
-    """Spark's own file scan, with hmscatalog's description for EXPLAIN."""
+    """Spark's own file scan, with hmscatalog's description for EXPLAIN.
+
+    The description is made when first asked for, so that counting the table's partitions
+    overlaps with the rest of planning.
+    """
 
     class Java:
         implements = [f"{READ}.Scan", f"{READ}.SupportsReportStatistics"]
 
-    def __init__(self, jvm: Jvm, inner: Any, text: str) -> None:
+    def __init__(self, jvm: Jvm, inner: Any, describe: Callable[[], str]) -> None:
         self._jvm = jvm
         self._inner = inner
-        self._text = text
+        self._describe = describe
+        self._description: str | None = None
         self._columnar: Any = None
 
     def readSchema(self) -> Any:
         return self._inner.readSchema()
 
     def description(self) -> str:
-        return f"{self._text} {self._inner.description()}"
+        if self._description is None:
+            self._description = f"{self._describe()} {self._inner.description()}"
+        return self._description
 
     def toBatch(self) -> Any:
         return self._inner.toBatch()
@@ -103,7 +120,7 @@ class HmsScan(JavaProxy):
         return False  # Spark evaluates every filter again above the scan
 
     def toMicroBatchStream(self, checkpoint: str) -> Any:
-        self._jvm.throw(self._jvm.jvm.java.lang.UnsupportedOperationException(
+        self._jvm.throw(self._jvm.cls("java.lang.UnsupportedOperationException")(
             "hms tables cannot be read as a stream"))
 
     def toContinuousStream(self, checkpoint: str) -> Any:
@@ -136,7 +153,7 @@ class HmsScanBuilder(JavaProxy):
         return filters
 
     def _filter_array(self, filters: Sequence[Any]) -> Any:
-        return self._jvm.array(self._jvm.jvm.org.apache.spark.sql.sources.Filter, list(filters))
+        return self._jvm.array(self._jvm.cls("org.apache.spark.sql.sources.Filter"), list(filters))
 
     def pushedFilters(self) -> Any:
         return self._filter_array([
@@ -155,89 +172,64 @@ class HmsScanBuilder(JavaProxy):
         if partitioned:
             predicate = and_all(without_implied_not_null(
                 [to_predicate(f) for f in partition_filters]))
-            total = self._context.count_later(table)
+            total: Future[int] | None = self._context.count_later(table)
             selection = select_partitions(self._context.client, table, predicate)
-            selection = replace(selection, total=total.result())
         else:
-            selection = PartitionSelection([], 0, None, None, False)
-        text = _describe(table, selection, partitioned)
-        locations = self._standard_locations(selection) if partitioned else None
-        if locations == []:  # nothing to read: an empty file scan still shows in EXPLAIN
-            selection = replace(selection, partitions=[])
-        builder = (self._path_builder(locations) if locations
-                   else self._explicit_builder(selection))
+            total, selection = None, PartitionSelection([], 0, None, None, False)
+        builder = self._file_scan_builder(selection)
         builder.pruneColumns(self._required)
         pushed = builder.pushDataFilters(self._filter_array(data_filters))
         getattr(builder, "pushedDataFilters_$eq")(pushed)
-        return HmsScan(self._jvm, builder.build(), text)
+        return HmsScan(self._jvm, builder.build(), partial(_describe, table, selection, total))
 
-    def _standard_locations(self, selection: PartitionSelection) -> list[str] | None:
-        """The partitions' local directories, when every one sits where Hive puts it
-        (``<table>/<k=v>/...``) so that its path says the same as its metastore values;
-        directories that do not exist are left out. ``None`` for any other layout or storage.
-        """
+    def _file_scan_builder(self, selection: PartitionSelection) -> Any:
+        """Spark's Parquet/ORC scan builder over an index of the selected partitions' stored
+        locations, each with its metastore values, typed by the declared partition columns."""
+        jvm = self._jvm
         table = self._table
-        root = (table.location or "").rstrip("/")
-        if not root.startswith("file:"):
-            return None
-        names = table.partition_spec.names
-        locations = []
-        for part in selection.partitions:
-            location = (part.location or "").rstrip("/")
-            if location != f"{root}/{make_part_name(names, list(part.values))}":
-                return None
-            if os.path.isdir(location.removeprefix("file:")):
-                locations.append(location)
-        return locations
-
-    def _path_builder(self, locations: list[str]) -> Any:
-        """Spark's file source over the partition directories, values read from their names.
-
-        One JVM call whatever the number of partitions; Spark casts the values in the names to
-        the declared partition column types, as its own Hive tables do.
-        """
-        j = self._jvm.jvm
-        options = self._jvm.options_map({
-            "paths": json.dumps(locations),
-            "basePath": (self._table.location or "").rstrip("/"),
-            "globPaths": "false",
-        })
-        ds = getattr(j, DATASOURCES).v2
-        source = (ds.orc.OrcDataSourceV2() if self._table.format is StorageFormat.ORC
-                  else ds.parquet.ParquetDataSourceV2())
-        return source.getTable(options, self._schema).newScanBuilder(options)
-
-    def _explicit_builder(self, selection: PartitionSelection) -> Any:
-        """Spark's file scan over an index given each partition's location and values."""
-        jvm, j = self._jvm, self._jvm.jvm
-        ds = getattr(j, DATASOURCES)
-        table = self._table
-        spec = table.partition_spec
-        types = j.org.apache.spark.sql.types
-        partition_fields = {name for name in spec.names}
-        partition_schema = types.StructType()
-        data_schema = types.StructType()
-        for field in self._schema.fields():
-            if str(field.name()).lower() in partition_fields:
-                partition_schema = partition_schema.add(field)
-            else:
-                data_schema = data_schema.add(field)
-        hadoop_path = j.org.apache.hadoop.fs.Path
-        if len(spec):
-            time_zone = str(self._jvm.spark.conf.get("spark.sql.session.timeZone"))
-            paths = []
-            for part in selection.partitions:
-                row = internal_row(jvm, spec, part.values, time_zone)
-                paths.append(ds.PartitionPath(row, hadoop_path(part.location)))
-            partition_spec = ds.PartitionSpec(partition_schema, jvm.seq(paths))
-            roots = [p.path() for p in paths]
+        partition_schema = jvm.struct_type(table.partition_keys)
+        if table.partition_keys:
+            locations = [part.location or "" for part in selection.partitions]
+            spec = self._partition_spec(selection, partition_schema)
         else:
-            partition_spec = ds.PartitionSpec(partition_schema, jvm.seq([]))
-            roots = [hadoop_path(table.location)]
-        index = ds.InMemoryFileIndex(
-            jvm.jsession, jvm.seq(roots), jvm.scala_map({}), jvm.some(partition_schema),
-            ds.FileStatusCache.getOrCreate(jvm.jsession), jvm.some(partition_spec), jvm.none(),
-        )
-        builder_class = (ds.v2.orc.OrcScanBuilder if table.format is StorageFormat.ORC
-                         else ds.v2.parquet.ParquetScanBuilder)
-        return builder_class(jvm.jsession, index, self._schema, data_schema, self._options)
+            locations = [table.location or ""]
+            spec = jvm.cls(f"{DATASOURCES}.PartitionSpec")(partition_schema, jvm.seq([]))
+        cache = self._context.listings.cache_for(table.qualified_name,
+                                                 directory_stamps(locations))
+        index = jvm.cls(f"{DATASOURCES}.InMemoryFileIndex")(
+            jvm.jsession, jvm.hadoop_paths(locations), jvm.scala_map({}),
+            jvm.some(self._schema), cache, jvm.some(spec), jvm.none())
+        builder_class = jvm.cls(f"{DATASOURCES}.v2.orc.OrcScanBuilder"
+                                if table.format is StorageFormat.ORC
+                                else f"{DATASOURCES}.v2.parquet.ParquetScanBuilder")
+        return builder_class(jvm.jsession, index, self._schema, jvm.struct_type(table.columns),
+                             self._options)
+
+    def _partition_spec(self, selection: PartitionSelection, partition_schema: Any) -> Any:
+        """Spark's ``PartitionSpec`` of the selected partitions.
+
+        When every partition sits where Hive puts it (``<table>/<k=v>/...``), its directory name
+        says exactly what its metastore values say, and Spark parses all of them in one JVM call,
+        casting to the declared types as its own Hive tables do. Otherwise each partition's
+        values are sent one by one.
+        """
+        jvm = self._jvm
+        table = self._table
+        names = table.partition_spec.names
+        root = (table.location or "").rstrip("/")
+        locations = [(part.location or "").rstrip("/") for part in selection.partitions]
+        if locations and all(location == f"{root}/{make_part_name(names, list(part.values))}"
+                             for location, part in zip(locations, selection.partitions,
+                                                       strict=True)):
+            conf = jvm.jsession.sessionState().conf()
+            return jvm.scala_object(f"{DATASOURCES}.PartitioningUtils").parsePartitions(
+                jvm.hadoop_paths(locations), False, jvm.hadoop_paths([root]).toSet(),
+                jvm.some(partition_schema), conf.caseSensitiveAnalysis(),
+                conf.validatePartitionColumns(), conf.sessionLocalTimeZone(), False)
+        time_zone = str(jvm.spark.conf.get("spark.sql.session.timeZone"))
+        hadoop_path = jvm.cls("org.apache.hadoop.fs.Path")
+        partition_path = jvm.cls(f"{DATASOURCES}.PartitionPath")
+        paths = [partition_path(internal_row(jvm, table.partition_spec, part.values, time_zone),
+                                hadoop_path(part.location))
+                 for part in selection.partitions]
+        return jvm.cls(f"{DATASOURCES}.PartitionSpec")(partition_schema, jvm.seq(paths))

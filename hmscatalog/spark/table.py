@@ -59,30 +59,31 @@ class HmsTable(JavaProxy):
         return self._schema
 
     def columns(self) -> Any:
-        util = getattr(self._jvm.jvm, CATALOG_PKG).CatalogV2Util
+        util = self._jvm.cls(f"{CATALOG_PKG}.CatalogV2Util")
         return util.structTypeToV2Columns(self._schema, False)
 
     def partitioning(self) -> Any:
-        expressions = self._jvm.jvm.org.apache.spark.sql.connector.expressions
-        transforms = [expressions.Expressions.identity(c.name) for c in self.table.partition_keys]
-        return self._jvm.array(expressions.Transform, transforms)
+        expressions = "org.apache.spark.sql.connector.expressions"
+        identity = self._jvm.cls(f"{expressions}.Expressions").identity
+        transforms = [identity(c.name) for c in self.table.partition_keys]
+        return self._jvm.array(self._jvm.cls(f"{expressions}.Transform"), transforms)
 
     def properties(self) -> Any:
         return self._jvm.hash_map(table_properties(self.table))
 
     def capabilities(self) -> Any:
-        capability = getattr(self._jvm.jvm, CATALOG_PKG).TableCapability
+        capability = self._jvm.cls(f"{CATALOG_PKG}.TableCapability")
         return self._jvm.hash_set([capability.BATCH_READ])
 
     def constraints(self) -> Any:
-        constraint = getattr(self._jvm.jvm, CATALOG_PKG).constraints.Constraint
+        constraint = self._jvm.cls(f"{CATALOG_PKG}.constraints.Constraint")
         return self._jvm.array(constraint, [])
 
     def newScanBuilder(self, options: Any) -> Any:
         fmt = self.table.format
         if fmt not in READABLE_FORMATS:
             stored = fmt.name.lower() if fmt else (self.table.storage.input_format or "unknown")
-            self._jvm.throw(self._jvm.jvm.java.lang.UnsupportedOperationException(
+            self._jvm.throw(self._jvm.cls("java.lang.UnsupportedOperationException")(
                 f"hms cannot read table {self.table.qualified_name}: it is stored as {stored}; "
                 "readable formats are parquet and orc"))
         return HmsScanBuilder(self._context, self.table, self._schema, options)
@@ -184,10 +185,10 @@ class HmsTable(JavaProxy):
             strings = [value for _, value in parse_part_name(name)]
             if all(strings[spec.names.index(k)] == v for k, v in wanted.items()):
                 rows.append(internal_row(self._jvm, spec, strings, time_zone))
-        return self._jvm.array(self._jvm.jvm.org.apache.spark.sql.catalyst.InternalRow, rows)
+        return self._jvm.array(self._jvm.cls("org.apache.spark.sql.catalyst.InternalRow"), rows)
 
     def _unsupported(self, what: str) -> Any:
-        self._jvm.throw(self._jvm.jvm.java.lang.UnsupportedOperationException(
+        self._jvm.throw(self._jvm.cls("java.lang.UnsupportedOperationException")(
             f"hms cannot {what} partitions of {self.table.qualified_name} yet"))
 
     def renamePartition(self, old: Any, new: Any) -> bool:

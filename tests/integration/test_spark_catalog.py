@@ -3,6 +3,7 @@ on the same metastore."""
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -296,3 +297,35 @@ def test_partition_without_directory_reads_as_empty(spark: Any, db: str,
     assert _rows(only_gone) == []
     assert "partitions=1/2" in _scan_text(only_gone)
     assert table.partition_spec.names == ["p"]
+
+
+def test_reads_follow_changes_to_partition_directories(spark: Any, db: str,
+                                                       client: MetastoreClient) -> None:
+    spark.sql(f"CREATE TABLE hms.{db}.t (a INT) PARTITIONED BY (p INT) STORED AS PARQUET")
+    spark.sql(f"INSERT INTO spark_catalog.{db}.t PARTITION (p) VALUES (1, 1), (2, 2)")
+    read = f"SELECT a, p FROM hms.{db}.t"
+    assert _rows(spark.sql(read)) == [(1, 1), (2, 2)]
+    # Another writer adds a file to a partition already listed, then replaces another one's.
+    spark.sql(f"INSERT INTO spark_catalog.{db}.t PARTITION (p) VALUES (3, 1)")
+    assert _rows(spark.sql(read)) == [(1, 1), (2, 2), (3, 1)]
+    spark.sql(f"INSERT OVERWRITE spark_catalog.{db}.t PARTITION (p = 2) VALUES (4)")
+    assert _rows(spark.sql(read)) == [(1, 1), (3, 1), (4, 2)]
+    # A partition whose directory exists but holds no file reads as empty.
+    spark.sql(f"ALTER TABLE hms.{db}.t ADD PARTITION (p = 3)")
+    empty = spark.sql(f"SELECT a FROM hms.{db}.t WHERE p = 3")
+    assert _rows(empty) == []
+    assert "partitions=1/3" in _scan_text(empty)
+    # A file added without changing the directory's time (as on a file system with coarse
+    # times) stays unseen, since the listing is kept, until REFRESH TABLE.
+    directory = Path(urlparse(client.get_partition(db, "t", ["2"]).location or "").path)
+    before = directory.stat()
+    source = directory.parent / "_more"
+    spark.createDataFrame([(40,), (41,)], "a INT").coalesce(1).write.parquet(str(source))
+    for name in ("part-added.parquet", ".part-added.parquet.crc"):
+        [written] = source.glob(name.replace("added", "*"))
+        (directory / name).write_bytes(written.read_bytes())
+    os.utime(directory, ns=(before.st_atime_ns, before.st_mtime_ns))
+    in_p2 = f"{read} WHERE p = 2"
+    assert _rows(spark.sql(in_p2)) == [(4, 2)]
+    spark.sql(f"REFRESH TABLE hms.{db}.t")
+    assert _rows(spark.sql(in_p2)) == [(4, 2), (40, 2), (41, 2)]
