@@ -26,6 +26,7 @@ from hmscatalog.expressions.predicates import (
     Or,
     Predicate,
     StartsWith,
+    columns_of,
 )
 
 _COMPARISONS: dict[str, CompareOp] = {
@@ -66,7 +67,7 @@ def to_predicate(spark_filter: Any) -> Predicate:
 
 
 def _translate(f: Any) -> Predicate:
-    kind = str(f.getClass().getSimpleName())
+    kind = str(f.productPrefix())  # Spark's filters are case classes: this is their name
     if kind in _COMPARISONS:
         return Compare(str(f.attribute()), _COMPARISONS[kind], _value(f.value()))
     if kind == "EqualNullSafe":
@@ -92,9 +93,24 @@ def _translate(f: Any) -> Predicate:
     raise _Untranslatable(kind)
 
 
-def references(spark_filter: Any) -> set[str]:
-    """Lower-case names of the columns a Spark filter refers to."""
-    return {str(name).lower() for name in spark_filter.references()}
+def translate(spark_filter: Any) -> tuple[Predicate, set[str]]:
+    """A Spark ``Filter`` as a predicate, with the lower-case names of the columns it refers to
+    (asked of Spark only when part of the filter has no translation)."""
+    predicate = to_predicate(spark_filter)
+    if _has_opaque(predicate):
+        return predicate, {str(name).lower() for name in spark_filter.references()}
+    return predicate, columns_of(predicate)
+
+
+def _has_opaque(pred: Predicate) -> bool:
+    match pred:
+        case Opaque():
+            return True
+        case And(left, right) | Or(left, right):
+            return _has_opaque(left) or _has_opaque(right)
+        case Not(child):
+            return _has_opaque(child)
+    return False
 
 
 def without_implied_not_null(conjuncts: list[Predicate]) -> list[Predicate]:

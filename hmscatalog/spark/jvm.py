@@ -8,7 +8,8 @@ and interface defaults included) must exist on the Python object. :class:`JavaPr
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import functools
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, NoReturn
 
 from py4j.java_gateway import JavaClass, JavaObject
@@ -40,19 +41,36 @@ class Jvm:
         self.gateway = spark.sparkContext._gateway
         self.jvm = spark.sparkContext._jvm
         self.jsession = spark._jsparkSession
-        self._classes: dict[str, JavaClass] = {}
-        self._made: dict[str, Any] = {}  # JVM objects made once: a pattern, methods
+        self._classes: dict[str, JavaStatics] = {}
+        self._made: dict[str, Any] = {}  # JVM objects made once: a pattern, methods, schemas
 
     def cls(self, name: str) -> Any:
         """The Java class ``name`` (fully qualified), for constructors and static members.
 
-        Resolving a name through ``jvm.a.b.C`` costs py4j one round trip per query of the JVM;
-        classes are therefore made once, without asking the JVM, and kept.
+        py4j asks the JVM about every name it resolves (``jvm.a.b.C`` is one round trip per
+        dot, ``C.m(...)`` one more before the call): classes and their members are looked up
+        once per session and kept.
         """
         found = self._classes.get(name)
         if found is None:
-            found = self._classes[name] = JavaClass(name, self.gateway._gateway_client)
+            found = JavaStatics(JavaClass(name, self.gateway._gateway_client))
+            self._classes[name] = found
         return found
+
+    def once(self, key: str, make: Callable[[], Any]) -> Any:
+        """The JVM object kept under ``key``, made by ``make()`` the first time (only for
+        objects that never change: patterns, methods, schemas, constants)."""
+        found = self._made.get(key)
+        if found is None:
+            if len(self._made) > 4096:  # many schemas seen: start over rather than grow
+                self._made.clear()
+            found = self._made[key] = make()
+        return found
+
+    @functools.cached_property
+    def sql_conf(self) -> Any:
+        """The session's ``SQLConf`` (one object, changed in place by ``SET``)."""
+        return self.jsession.sessionState().conf()
 
     def scala_object(self, name: str) -> Any:
         """The instance of the Scala ``object`` ``name`` (fully qualified)."""
@@ -61,28 +79,23 @@ class Jvm:
     # -- collections -----------------------------------------------------------------------
 
     def array(self, java_class: Any, items: Sequence[Any]) -> Any:
-        arr = self.gateway.new_array(java_class, len(items))
+        arr = self.gateway.new_array(getattr(java_class, "java_class", java_class), len(items))
         for i, item in enumerate(items):
             arr[i] = item
         return arr
 
     def strings(self, items: Iterable[str]) -> Any:
-        """A ``String[]``; in a constant number of py4j calls when no item holds a NUL."""
+        """A ``String[]``; in one py4j call when no item holds a NUL."""
         items = list(items)
-        if len(items) < 8 or any("\0" in item for item in items):
+        if not items or any("\0" in item for item in items):
             return self.array(self.cls("java.lang.String"), items)
-        return self._nul_pattern().split("\0".join(items), -1)
-
-    def _nul_pattern(self) -> Any:
-        pattern = self._made.get("\0")
-        if pattern is None:
-            regex = self.cls("java.util.regex.Pattern")
-            pattern = self._made["\0"] = regex.compile("\0", regex.LITERAL)
-        return pattern
+        regex = self.cls("java.util.regex.Pattern")
+        nul = self.once("pattern \\0", lambda: regex.compile("\0", regex.LITERAL))
+        return nul.split("\0".join(items), -1)
 
     def strings2(self, rows: Sequence[Sequence[str]]) -> Any:
         """A ``String[][]``."""
-        outer = self.gateway.new_array(self.cls("java.lang.String"), len(rows), 0)
+        outer = self.gateway.new_array(self.cls("java.lang.String").java_class, len(rows), 0)
         for i, row in enumerate(rows):
             outer[i] = self.strings(row)
         return outer
@@ -113,6 +126,8 @@ class Jvm:
         return self.cls("scala.collection.immutable.ArraySeq").unsafeWrapArray(paths)
 
     def scala_map(self, mapping: Mapping[str, str]) -> Any:
+        if not mapping:
+            return self.scala_object("scala.collection.immutable.Map$EmptyMap")
         return self.cls("org.apache.spark.api.python.PythonUtils").toScalaMap(
             self.hash_map(mapping))
 
@@ -120,7 +135,7 @@ class Jvm:
         return self.cls("scala.Option").apply(value)
 
     def none(self) -> Any:
-        return self.cls("scala.Option").apply(None)
+        return self.scala_object("scala.None")
 
     @staticmethod
     def to_dict(java_map: Any) -> dict[str, str]:
@@ -139,11 +154,10 @@ class Jvm:
 
     def struct_type(self, columns: Sequence[Column]) -> Any:
         """A Spark ``StructType`` from metastore columns (Hive type strings)."""
-        struct = self.cls("org.apache.spark.sql.types.StructType")
-        if not columns:
-            return struct()
         ddl = ", ".join(f"{quoted(col.name)} {col.type}" for col in columns)
-        return struct.fromDDL(ddl)
+        struct = self.cls("org.apache.spark.sql.types.StructType")
+        # StructType is immutable: one object per schema and session.
+        return self.once(f"struct<{ddl}>", lambda: struct.fromDDL(ddl) if ddl else struct())
 
     @staticmethod
     def hive_type(data_type: Any) -> str:
@@ -154,13 +168,11 @@ class Jvm:
 
     def call_default(self, obj: JavaObject, interface: str, method: str) -> Any:
         """Call an interface default method that ``obj``'s class does not override."""
-        key = f"{interface}#{method}"
-        found = self._made.get(key)
-        if found is None:
-            no_classes = self.gateway.new_array(self.cls("java.lang.Class"), 0)
-            found = self.cls("java.lang.Class").forName(interface).getMethod(method, no_classes)
-            self._made[key] = found
-        return found.invoke(obj, self.gateway.new_array(self.cls("java.lang.Object"), 0))
+        java_class = self.cls("java.lang.Class")
+        found = self.once(f"{interface}#{method}", lambda: java_class.forName(interface).getMethod(
+            method, self.array(java_class, [])))
+        return found.invoke(obj, self.once("Object[0]", lambda: self.array(
+            self.cls("java.lang.Object"), [])))
 
     def throw(self, exception: JavaObject) -> NoReturn:
         """Throw a Java exception from a callback (the method must declare it, or it must be
@@ -175,6 +187,29 @@ class Jvm:
         """Throw an unchecked Spark exception with an error condition, e.g.
         ``spark_error("SparkIllegalArgumentException", "SCHEMA_NOT_FOUND", schemaName="`x`")``."""
         self.throw(self.cls(f"org.apache.spark.{kind}")(condition, self.hash_map(params)))
+
+
+class JavaStatics:
+    """A Java class whose static members are looked up in the JVM once, then kept.
+
+    Static fields are taken to be constants (enum values, ``MODULE$``, ``Pattern.LITERAL``).
+    Calling the object calls the class's constructor.
+    """
+
+    def __init__(self, java_class: JavaClass) -> None:
+        self.java_class = java_class
+        self._members: dict[str, Any] = {}
+
+    def __call__(self, *args: Any) -> Any:
+        return self.java_class(*args)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        found = self._members.get(name)
+        if found is None:
+            found = self._members[name] = getattr(self.java_class, name)
+        return found
 
 
 def quoted(*parts: str) -> str:

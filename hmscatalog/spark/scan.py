@@ -18,12 +18,12 @@ from functools import partial
 from typing import Any
 
 from hmscatalog.errors import HmsCatalogError
-from hmscatalog.expressions.predicates import and_all
+from hmscatalog.expressions.predicates import Predicate, and_all
 from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.model import StorageFormat, Table
 from hmscatalog.partitions.codec import make_part_name
 from hmscatalog.sources.metastore import PartitionSelection, select_partitions
-from hmscatalog.spark.filters import references, to_predicate, without_implied_not_null
+from hmscatalog.spark.filters import translate, without_implied_not_null
 from hmscatalog.spark.jvm import JavaProxy, Jvm
 from hmscatalog.spark.listing import ListingCache, directory_stamps
 from hmscatalog.spark.rows import internal_row
@@ -144,11 +144,12 @@ class HmsScanBuilder(JavaProxy):
         self._schema = schema
         self._required = schema
         self._options = options
-        self._filters: list[Any] = []
+        # Each filter, as a predicate, with the columns it refers to.
+        self._filters: list[tuple[Any, Predicate, set[str]]] = []
         self._partition_names = set(table.partition_spec.names)
 
     def pushFilters(self, filters: Any) -> Any:
-        self._filters = list(filters)
+        self._filters = [(f, *translate(f)) for f in filters]
         # All filters go back to Spark: pruning is conservative, Spark filters rows again.
         return filters
 
@@ -157,7 +158,7 @@ class HmsScanBuilder(JavaProxy):
 
     def pushedFilters(self) -> Any:
         return self._filter_array([
-            f for f in self._filters if references(f) and references(f) <= self._partition_names
+            f for f, _, columns in self._filters if columns and columns <= self._partition_names
         ])
 
     def pruneColumns(self, required: Any) -> None:
@@ -167,11 +168,10 @@ class HmsScanBuilder(JavaProxy):
         table = self._table
         spec = table.partition_spec
         partitioned = len(spec) > 0
-        partition_filters = [f for f in self._filters if references(f) <= self._partition_names]
-        data_filters = [f for f in self._filters if not references(f) & self._partition_names]
+        partition_predicates = [p for _, p, cols in self._filters if cols <= self._partition_names]
+        data_filters = [f for f, _, cols in self._filters if not cols & self._partition_names]
         if partitioned:
-            predicate = and_all(without_implied_not_null(
-                [to_predicate(f) for f in partition_filters]))
+            predicate = and_all(without_implied_not_null(partition_predicates))
             total: Future[int] | None = self._context.count_later(table)
             selection = select_partitions(self._context.client, table, predicate)
         else:
@@ -190,14 +190,16 @@ class HmsScanBuilder(JavaProxy):
         partition_schema = jvm.struct_type(table.partition_keys)
         if table.partition_keys:
             locations = [part.location or "" for part in selection.partitions]
-            spec = self._partition_spec(selection, partition_schema)
+            paths = jvm.hadoop_paths(locations)
+            spec = self._partition_spec(selection, paths, partition_schema)
         else:
             locations = [table.location or ""]
+            paths = jvm.hadoop_paths(locations)
             spec = jvm.cls(f"{DATASOURCES}.PartitionSpec")(partition_schema, jvm.seq([]))
         cache = self._context.listings.cache_for(table.qualified_name,
                                                  directory_stamps(locations))
         index = jvm.cls(f"{DATASOURCES}.InMemoryFileIndex")(
-            jvm.jsession, jvm.hadoop_paths(locations), jvm.scala_map({}),
+            jvm.jsession, paths, jvm.scala_map({}),
             jvm.some(self._schema), cache, jvm.some(spec), jvm.none())
         builder_class = jvm.cls(f"{DATASOURCES}.v2.orc.OrcScanBuilder"
                                 if table.format is StorageFormat.ORC
@@ -205,8 +207,9 @@ class HmsScanBuilder(JavaProxy):
         return builder_class(jvm.jsession, index, self._schema, jvm.struct_type(table.columns),
                              self._options)
 
-    def _partition_spec(self, selection: PartitionSelection, partition_schema: Any) -> Any:
-        """Spark's ``PartitionSpec`` of the selected partitions.
+    def _partition_spec(self, selection: PartitionSelection, paths: Any,
+                        partition_schema: Any) -> Any:
+        """Spark's ``PartitionSpec`` of the selected partitions (at Hadoop ``paths``).
 
         When every partition sits where Hive puts it (``<table>/<k=v>/...``), its directory name
         says exactly what its metastore values say, and Spark parses all of them in one JVM call,
@@ -221,12 +224,12 @@ class HmsScanBuilder(JavaProxy):
         if locations and all(location == f"{root}/{make_part_name(names, list(part.values))}"
                              for location, part in zip(locations, selection.partitions,
                                                        strict=True)):
-            conf = jvm.jsession.sessionState().conf()
+            # Names are lower case on both sides, so matching them is case-insensitive.
             return jvm.scala_object(f"{DATASOURCES}.PartitioningUtils").parsePartitions(
-                jvm.hadoop_paths(locations), False, jvm.hadoop_paths([root]).toSet(),
-                jvm.some(partition_schema), conf.caseSensitiveAnalysis(),
-                conf.validatePartitionColumns(), conf.sessionLocalTimeZone(), False)
-        time_zone = str(jvm.spark.conf.get("spark.sql.session.timeZone"))
+                paths, False, jvm.hadoop_paths([root]).toSet(), jvm.some(partition_schema),
+                False, jvm.sql_conf.validatePartitionColumns(),
+                jvm.sql_conf.sessionLocalTimeZone(), False)
+        time_zone = str(jvm.sql_conf.sessionLocalTimeZone())
         hadoop_path = jvm.cls("org.apache.hadoop.fs.Path")
         partition_path = jvm.cls(f"{DATASOURCES}.PartitionPath")
         paths = [partition_path(internal_row(jvm, table.partition_spec, part.values, time_zone),

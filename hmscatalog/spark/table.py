@@ -73,7 +73,8 @@ class HmsTable(JavaProxy):
 
     def capabilities(self) -> Any:
         capability = self._jvm.cls(f"{CATALOG_PKG}.TableCapability")
-        return self._jvm.hash_set([capability.BATCH_READ])
+        return self._jvm.once("read capabilities",
+                              lambda: self._jvm.hash_set([capability.BATCH_READ]))
 
     def constraints(self) -> Any:
         constraint = self._jvm.cls(f"{CATALOG_PKG}.constraints.Constraint")
