@@ -10,6 +10,7 @@ from hmscatalog.expressions.predicates import (
     AlwaysFalse,
     AlwaysTrue,
     And,
+    Cast,
     Compare,
     EqualNullSafe,
     In,
@@ -26,7 +27,7 @@ from hmscatalog.expressions.predicates import (
 )
 
 __all__ = [
-    "AlwaysFalse", "AlwaysTrue", "And", "Compare", "EqualNullSafe", "In", "IsNotNull", "IsNull",
-    "MetastoreFilter", "Not", "Opaque", "Or", "PartitionEvaluator", "Predicate", "StartsWith",
-    "and_all", "eq", "in_", "quote_string", "to_metastore_filter",
+    "AlwaysFalse", "AlwaysTrue", "And", "Cast", "Compare", "EqualNullSafe", "In", "IsNotNull",
+    "IsNull", "MetastoreFilter", "Not", "Opaque", "Or", "PartitionEvaluator", "Predicate",
+    "StartsWith", "and_all", "eq", "in_", "quote_string", "to_metastore_filter",
 ]

@@ -15,11 +15,13 @@ import operator
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from hmscatalog.expressions.casts import UNKNOWN, cast_value
 from hmscatalog.expressions.literals import Uncomparable, coerce_literal
 from hmscatalog.expressions.predicates import (
     AlwaysFalse,
     AlwaysTrue,
     And,
+    Cast,
     Compare,
     EqualNullSafe,
     In,
@@ -31,6 +33,7 @@ from hmscatalog.expressions.predicates import (
     StartsWith,
 )
 from hmscatalog.partitions.spec import PartitionSpec
+from hmscatalog.partitions.types import parse_hive_type
 
 _MISSING = object()
 _OPS: dict[str, Callable[[Any, Any], bool]] = {
@@ -84,6 +87,7 @@ class PartitionEvaluator:
     def __init__(self, spec: PartitionSpec) -> None:
         self._spec = spec
         self._types = {c.name: c.type for c in spec.columns}
+        self._casts: dict[tuple[str, str], PartitionEvaluator] = {}
 
     def evaluate(self, pred: Predicate, values: Mapping[str, Any]) -> bool | None:
         """``True`` if ``pred`` is certainly true, ``False`` if it can never be true (false or
@@ -139,6 +143,8 @@ class PartitionEvaluator:
                     if result == TRUE:
                         break
                 return result
+            case Cast(column, to, inner):
+                return self._cast(column, to, inner, values)
             case StartsWith(column, prefix):
                 current = self._value(column, values)
                 if current is None:
@@ -147,6 +153,19 @@ class PartitionEvaluator:
                     return ANY
                 return _truth(current.startswith(prefix))
         return ANY
+
+    def _cast(self, column: str, to: str, inner: Predicate, values: Mapping[str, Any]) -> int:
+        current = self._value(column, values)
+        if current is _MISSING:
+            return ANY
+        name = column.lower()
+        casted = cast_value(current, self._types[name], parse_hive_type(to))
+        if casted is UNKNOWN:
+            return ANY
+        evaluator = self._casts.get((name, to))
+        if evaluator is None:
+            evaluator = self._casts[(name, to)] = PartitionEvaluator(PartitionSpec.of((name, to)))
+        return evaluator.possible(inner, {name: casted})
 
     def _value(self, column: str, values: Mapping[str, Any]) -> Any:
         name = column.lower()

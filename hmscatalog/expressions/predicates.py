@@ -5,8 +5,10 @@ Predicates refer to columns by name and hold typed Python values (``int``, ``str
 metastore filter string (:mod:`hmscatalog.expressions.metastore_filter`) or evaluate it against
 one partition's values with three-valued logic (:mod:`hmscatalog.expressions.evaluator`).
 
-:class:`Opaque` stands for a condition this model cannot express (a function of a column, a data
-column): it is never pushed anywhere and always evaluates to "unknown", so it never prunes.
+:class:`Cast` applies a predicate to a cast of a partition column (``CAST(dt AS DATE) > ...``);
+it is evaluated on the client only. :class:`Opaque` stands for a condition this model cannot
+express (another function of a column, a data column): it is never pushed anywhere and always
+evaluates to "unknown", so it never prunes.
 """
 
 from __future__ import annotations
@@ -109,6 +111,18 @@ class Opaque(Predicate):
     text: str
 
 
+@dataclass(frozen=True)
+class Cast(Predicate):
+    """``inner`` applied to ``CAST(column AS to)`` rather than to the column itself: every
+    column reference in ``inner`` is to ``column``, and its values are of type ``to`` (a Hive
+    type string such as ``date``). Evaluated on the client only; where the cast of a value is
+    not certain, the condition is unknown."""
+
+    column: str
+    to: str
+    inner: Predicate
+
+
 def eq(column: str, value: Any) -> Compare:
     return Compare(column, "=", value)
 
@@ -134,6 +148,6 @@ def columns_of(pred: Predicate) -> set[str]:
             return columns_of(child)
         case Compare(column=c) | EqualNullSafe(column=c) | In(column=c) | IsNull(column=c):
             return {c.lower()}
-        case IsNotNull(column=c) | StartsWith(column=c):
+        case IsNotNull(column=c) | StartsWith(column=c) | Cast(column=c):
             return {c.lower()}
     return set()

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
+from dataclasses import dataclass
 from typing import Any
 
 from hmscatalog.expressions.predicates import (
     AlwaysFalse,
     AlwaysTrue,
     And,
+    Cast,
     Compare,
     CompareOp,
     EqualNullSafe,
@@ -128,3 +130,113 @@ def without_implied_not_null(conjuncts: list[Predicate]) -> list[Predicate]:
         p for p in conjuncts
         if not (isinstance(p, IsNotNull) and p.column.lower() in null_rejecting)
     ]
+
+
+# -- Spark's V2 predicates (for what V1 filters cannot say: casts of columns) -----------------
+
+_V2_COMPARISONS: dict[str, CompareOp] = {
+    "=": "=", "<>": "<>", "<": "<", "<=": "<=", ">": ">", ">=": ">=",
+}
+_MIRRORED: dict[CompareOp, CompareOp] = {
+    "=": "=", "<>": "<>", "<": ">", "<=": ">=", ">": "<", ">=": "<=",
+}
+
+
+@dataclass(frozen=True)
+class _Column:
+    name: str
+    cast_to: str | None = None  # Hive type of CAST(name AS ...)
+
+
+def translate_v2(predicate: Any) -> tuple[Predicate, set[str]]:
+    """A Spark V2 ``Predicate`` as a predicate, with the columns it refers to.
+
+    Only used for predicates that have no V1 form (V1 filters are cheaper to read over py4j).
+    """
+    try:
+        result = _translate_v2(predicate)
+    except _Untranslatable:
+        result = Opaque(str(predicate.toString()))
+    if _has_opaque(result):
+        names = {str(ref.fieldNames()[0]).lower() for ref in predicate.references()}
+        return result, names
+    return result, columns_of(result)
+
+
+def _translate_v2(p: Any) -> Predicate:
+    name = str(p.name())
+    children = list(p.children())
+    if name in ("AND", "OR"):
+        left, right = (_translate_v2_or_opaque(c) for c in children)
+        return And(left, right) if name == "AND" else Or(left, right)
+    if name == "NOT":
+        return Not(_translate_v2_or_opaque(children[0]))
+    if name == "ALWAYS_TRUE":
+        return AlwaysTrue()
+    if name == "ALWAYS_FALSE":
+        return AlwaysFalse()
+    terms = [_v2_term(c) for c in children]
+    if name in _V2_COMPARISONS or name == "<=>":
+        column, literal = terms
+        op: CompareOp = "=" if name == "<=>" else _V2_COMPARISONS[name]
+        if isinstance(literal, _Column):  # literal <op> column
+            column, literal = literal, column
+            op = _MIRRORED[op]
+        if not isinstance(column, _Column) or isinstance(literal, _Column):
+            raise _Untranslatable(name)
+        leaf: Predicate = (EqualNullSafe(column.name, literal) if name == "<=>"
+                           else Compare(column.name, op, literal))
+        return _on(column, leaf)
+    if name == "IN":
+        column, *values = terms
+        if not isinstance(column, _Column) or any(isinstance(v, _Column) for v in values):
+            raise _Untranslatable(name)
+        return _on(column, In(column.name, tuple(values)))
+    if name in ("IS_NULL", "IS_NOT_NULL") and isinstance(terms[0], _Column):
+        column = terms[0]
+        return _on(column, IsNull(column.name) if name == "IS_NULL" else IsNotNull(column.name))
+    raise _Untranslatable(name)
+
+
+def _translate_v2_or_opaque(p: Any) -> Predicate:
+    try:
+        return _translate_v2(p)
+    except _Untranslatable:
+        return Opaque(str(p.toString()))
+
+
+def _on(column: _Column, leaf: Predicate) -> Predicate:
+    return leaf if column.cast_to is None else Cast(column.name, column.cast_to, leaf)
+
+
+def _v2_term(e: Any) -> Any:
+    """A V2 expression operand: a (possibly cast) top-level column, or a literal's value."""
+    kind = str(e.getClass().getSimpleName())
+    if kind == "FieldReference":
+        names = list(e.fieldNames())
+        if len(names) != 1:
+            raise _Untranslatable("nested field")
+        return _Column(str(names[0]))
+    if kind == "Cast":
+        inner = _v2_term(e.expression())
+        if not isinstance(inner, _Column) or inner.cast_to is not None:
+            raise _Untranslatable("cast")
+        return _Column(inner.name, str(e.dataType().catalogString()))
+    if kind == "LiteralValue":
+        return _v2_literal(e.value(), str(e.dataType().typeName()))
+    raise _Untranslatable(kind)
+
+
+def _v2_literal(value: Any, type_name: str) -> Any:
+    """A V2 literal (Spark's internal representation) as the predicate model's value."""
+    if value is None:
+        return None
+    if type_name == "string":
+        return str(value.toString())
+    if type_name == "date":
+        return dt.date(1970, 1, 1) + dt.timedelta(days=int(value))
+    if type_name in ("integer", "long", "short", "byte", "boolean", "double", "float"):
+        return value
+    if type_name.startswith("decimal"):
+        return decimal.Decimal(str(value.toJavaBigDecimal().toPlainString()))
+    raise _Untranslatable(type_name)

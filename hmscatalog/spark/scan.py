@@ -12,10 +12,10 @@ Spark, which evaluates it again above the scan, so pruning never changes a resul
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
-from typing import Any
+from typing import Any, NamedTuple
 
 from hmscatalog.errors import HmsCatalogError
 from hmscatalog.expressions.predicates import Predicate, and_all
@@ -23,7 +23,7 @@ from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.model import StorageFormat, Table
 from hmscatalog.partitions.codec import make_part_name
 from hmscatalog.sources.metastore import PartitionSelection, select_partitions
-from hmscatalog.spark.filters import translate, without_implied_not_null
+from hmscatalog.spark.filters import translate, translate_v2, without_implied_not_null
 from hmscatalog.spark.jvm import JavaProxy, Jvm
 from hmscatalog.spark.listing import ListingCache, directory_stamps
 from hmscatalog.spark.rows import internal_row
@@ -31,6 +31,7 @@ from hmscatalog.spark.rows import internal_row
 log = logging.getLogger(__name__)
 
 READ = "org.apache.spark.sql.connector.read"
+PREDICATE = "org.apache.spark.sql.connector.expressions.filter.Predicate"
 DATASOURCES = "org.apache.spark.sql.execution.datasources"
 
 
@@ -130,11 +131,25 @@ class HmsScan(JavaProxy):
         return self.description()
 
 
+class _Pushed(NamedTuple):
+    """A filter Spark pushed: its V2 and (if it has one) V1 form, as a predicate, and the
+    lower-case columns it refers to."""
+
+    v2: Any
+    v1: Any
+    predicate: Predicate
+    columns: set[str]
+
+
 class HmsScanBuilder(JavaProxy):
-    """Receives Spark's filters and required columns, then builds the scan."""
+    """Receives Spark's filters and required columns, then builds the scan.
+
+    Filters arrive as V2 predicates, which can say ``CAST(column AS type)``; each one that has
+    a V1 form is read in that form (fewer py4j calls), the rest through their V2 expressions.
+    """
 
     class Java:
-        implements = [f"{READ}.SupportsPushDownFilters",
+        implements = [f"{READ}.SupportsPushDownV2Filters",
                       f"{READ}.SupportsPushDownRequiredColumns"]
 
     def __init__(self, context: ScanContext, table: Table, schema: Any, options: Any) -> None:
@@ -144,21 +159,29 @@ class HmsScanBuilder(JavaProxy):
         self._schema = schema
         self._required = schema
         self._options = options
-        # Each filter, as a predicate, with the columns it refers to.
-        self._filters: list[tuple[Any, Predicate, set[str]]] = []
+        self._filters: list[_Pushed] = []
         self._partition_names = set(table.partition_spec.names)
 
-    def pushFilters(self, filters: Any) -> Any:
-        self._filters = [(f, *translate(f)) for f in filters]
+    def pushPredicates(self, predicates: Any) -> Any:
+        utils = self._jvm.cls("org.apache.spark.sql.internal.connector.PredicateUtils")
+        v2 = list(predicates)
+        v1 = list(utils.toV1(predicates))
+        if len(v1) != len(v2):  # some have no V1 form: find which
+            options = [utils.toV1(p) for p in v2]
+            v1 = [o.get() if o.isDefined() else None for o in options]
+        self._filters = [
+            _Pushed(p, f, *(translate(f) if f is not None else translate_v2(p)))
+            for p, f in zip(v2, v1, strict=True)
+        ]
         # All filters go back to Spark: pruning is conservative, Spark filters rows again.
-        return filters
+        return predicates
 
-    def _filter_array(self, filters: Sequence[Any]) -> Any:
-        return self._jvm.array(self._jvm.cls("org.apache.spark.sql.sources.Filter"), list(filters))
+    def supportsIterativePushdown(self) -> bool:
+        return False
 
-    def pushedFilters(self) -> Any:
-        return self._filter_array([
-            f for f, _, columns in self._filters if columns and columns <= self._partition_names
+    def pushedPredicates(self) -> Any:
+        return self._jvm.array(self._jvm.cls(PREDICATE), [
+            f.v2 for f in self._filters if f.columns and f.columns <= self._partition_names
         ])
 
     def pruneColumns(self, required: Any) -> None:
@@ -168,8 +191,10 @@ class HmsScanBuilder(JavaProxy):
         table = self._table
         spec = table.partition_spec
         partitioned = len(spec) > 0
-        partition_predicates = [p for _, p, cols in self._filters if cols <= self._partition_names]
-        data_filters = [f for f, _, cols in self._filters if not cols & self._partition_names]
+        partition_predicates = [f.predicate for f in self._filters
+                                if f.columns <= self._partition_names]
+        data_filters = [f.v1 for f in self._filters
+                        if f.v1 is not None and not f.columns & self._partition_names]
         if partitioned:
             predicate = and_all(without_implied_not_null(partition_predicates))
             total: Future[int] | None = self._context.count_later(table)
@@ -178,7 +203,8 @@ class HmsScanBuilder(JavaProxy):
             total, selection = None, PartitionSelection([], 0, None, None, False)
         builder = self._file_scan_builder(selection)
         builder.pruneColumns(self._required)
-        pushed = builder.pushDataFilters(self._filter_array(data_filters))
+        pushed = builder.pushDataFilters(self._jvm.array(
+            self._jvm.cls("org.apache.spark.sql.sources.Filter"), data_filters))
         getattr(builder, "pushedDataFilters_$eq")(pushed)
         return HmsScan(self._jvm, builder.build(), partial(_describe, table, selection, total))
 

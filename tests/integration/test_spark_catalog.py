@@ -147,6 +147,14 @@ def test_reads_prune_and_match_the_builtin_catalog(spark: Any, db: str) -> None:
         ("dt LIKE '2024-01-0%' AND hr = 0", 3),
         ("hr = 1 AND a > 10", 3),
         ("dt = 'nope'", 0),
+        # Casts of partition columns, written out or added by Spark (dt is a string).
+        ("CAST(dt AS DATE) = DATE'2024-01-02'", 2),
+        ("dt = DATE'2024-01-02'", 2),
+        ("CAST(dt AS DATE) > DATE'2024-01-01' AND hr = 1", 2),
+        ("CAST(dt AS DATE) BETWEEN DATE'2024-01-02' AND DATE'2024-01-03'", 4),
+        ("CAST(hr AS STRING) = '1'", 3),
+        ("NOT (CAST(hr AS STRING) IN ('0'))", 3),
+        ("CAST(hr AS BIGINT) >= 1 OR CAST(dt AS DATE) IS NULL", 3),
     ]
     for where, selected in queries:
         ours = spark.sql(f"SELECT * FROM hms.{db}.t WHERE {where}")
