@@ -70,3 +70,8 @@ class ServerError(HmsCatalogError):
 
 class UnsupportedFormat(HmsCatalogError, ValueError):
     """A storage format hmscatalog cannot create or read."""
+
+
+class DynamicPartitionError(HmsCatalogError, ValueError):
+    """A write breaks Hive's dynamic-partition rules (strict mode, order, limits); nothing was
+    written."""

@@ -1,0 +1,1 @@
+"""Writing into metastore tables: Hive's partition rules and the commit protocol."""

@@ -1,0 +1,135 @@
+"""Hive's rules for static and dynamic partitions in a write.
+
+A PARTITION clause names every partition column; a column given a value is *static* (SP), one
+without is *dynamic* (DP): its values come from the query's last columns, in clause order. Hive
+requires static columns to come before dynamic ones, and by default (strict mode) at least one
+static column, so that a mistaken query cannot create partitions without bound. The number of
+partitions one write creates is limited in total and per task. Settings are Hive's own names,
+read from the Spark session conf with or without the ``spark.hadoop.`` prefix.
+
+The messages are Hive's, which users search for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from hmscatalog.errors import DynamicPartitionError, InvalidPartitionSpec
+
+ENABLED = "hive.exec.dynamic.partition"
+MODE = "hive.exec.dynamic.partition.mode"
+MAX_PARTITIONS = "hive.exec.max.dynamic.partitions"
+MAX_PER_NODE = "hive.exec.max.dynamic.partitions.pernode"
+
+
+@dataclass(frozen=True)
+class DynamicPartitionSettings:
+    """Hive's dynamic-partition settings, with Hive's defaults."""
+
+    enabled: bool = True
+    strict: bool = True
+    max_partitions: int = 1000
+    max_partitions_per_node: int = 100
+
+    @classmethod
+    def from_conf(cls, get: Callable[[str], str | None]) -> DynamicPartitionSettings:
+        """Read the settings through ``get(key)`` (``None`` when unset); a key may also be set
+        as ``spark.hadoop.<key>`` (the plain key wins)."""
+
+        def value(key: str) -> str | None:
+            found = get(key)
+            return found if found is not None else get(f"spark.hadoop.{key}")
+
+        defaults = cls()
+        enabled = value(ENABLED)
+        mode = value(MODE)
+        if mode is not None and mode.strip().lower() not in ("strict", "nonstrict"):
+            raise DynamicPartitionError(
+                f"{MODE} must be strict or nonstrict, not {mode!r}")
+        return cls(
+            enabled=defaults.enabled if enabled is None else _boolean(ENABLED, enabled),
+            strict=defaults.strict if mode is None else mode.strip().lower() == "strict",
+            max_partitions=_count(MAX_PARTITIONS, value(MAX_PARTITIONS),
+                                  defaults.max_partitions),
+            max_partitions_per_node=_count(MAX_PER_NODE, value(MAX_PER_NODE),
+                                           defaults.max_partitions_per_node),
+        )
+
+
+def _boolean(key: str, text: str) -> bool:
+    lowered = text.strip().lower()
+    if lowered not in ("true", "false"):
+        raise DynamicPartitionError(f"{key} must be true or false, not {text!r}")
+    return lowered == "true"
+
+
+def _count(key: str, text: str | None, default: int) -> int:
+    if text is None:
+        return default
+    try:
+        number = int(text.strip())
+    except ValueError:
+        number = 0
+    if number <= 0:
+        raise DynamicPartitionError(f"{key} must be a positive integer, not {text!r}")
+    return number
+
+
+def check_partition_clause(
+    table: str,
+    partition_columns: Sequence[str],
+    clause: Mapping[str, str | None],
+    settings: DynamicPartitionSettings,
+) -> None:
+    """Check a write's PARTITION clause (column → static value, or ``None`` for dynamic).
+
+    Columns missing from ``clause`` are dynamic (as when a query names no PARTITION clause).
+
+    Raises:
+        InvalidPartitionSpec: a column in the clause is not a partition column of ``table``.
+        DynamicPartitionError: Hive's order, disabled and strict-mode rules.
+    """
+    names = [name.lower() for name in partition_columns]
+    given = {name.lower(): value for name, value in clause.items()}
+    unknown = sorted(set(given) - set(names))
+    if unknown:
+        raise InvalidPartitionSpec(
+            f"not partition columns of table {table}: {', '.join(unknown)} "
+            f"(partition columns: {', '.join(names)})")
+    dynamic = [given.get(name) is None for name in names]
+    if any(dynamic[i] and not dynamic[i + 1] for i in range(len(dynamic) - 1)):
+        raise DynamicPartitionError(
+            "Dynamic partition cannot be the parent of a static partition")
+    if not any(dynamic):
+        return
+    if not settings.enabled:
+        raise DynamicPartitionError(
+            "Dynamic partition is disabled. Either enable it by setting "
+            "hive.exec.dynamic.partition=true or specify partition column values")
+    if settings.strict and all(dynamic):
+        raise DynamicPartitionError(
+            "Dynamic partition strict mode requires at least one static partition column. "
+            "To turn this off set hive.exec.dynamic.partition.mode=nonstrict")
+
+
+def check_partition_counts(
+    created: int, per_task: Sequence[int], settings: DynamicPartitionSettings
+) -> None:
+    """Check how many partitions a write created, in all and per task, against the limits.
+
+    Raises:
+        DynamicPartitionError: a limit is exceeded (Hive's message).
+    """
+    busiest = max(per_task, default=0)
+    if busiest > settings.max_partitions_per_node:
+        raise DynamicPartitionError(
+            "Fatal error occurred when node tried to create too many dynamic partitions. The "
+            f"maximum number of dynamic partitions is controlled by {MAX_PARTITIONS} and "
+            f"{MAX_PER_NODE}. Maximum was set to {settings.max_partitions_per_node} partitions "
+            f"per node, number of dynamic partitions on this node: {busiest}")
+    if created > settings.max_partitions:
+        raise DynamicPartitionError(
+            f"Number of dynamic partitions created is {created}, which is more than "
+            f"{settings.max_partitions}. To solve this try to set {MAX_PARTITIONS} to at least "
+            f"{created}.")
