@@ -463,6 +463,21 @@ class MetastoreClient:
             added += flush()
         return added
 
+    def add_partitions_if_absent(self, table: Table, partitions: Sequence[Partition]) -> list[
+            Partition]:
+        """Register partitions in one request, skipping those that exist (another writer may
+        have added one meanwhile); returns the partitions this call added."""
+        if not partitions:
+            return []
+        request = t.AddPartitionsRequest(
+            dbName=table.database, tblName=table.name, ifNotExists=True, needResult=True,
+            parts=[convert.partition_to_thrift(p, table) for p in partitions],
+        )
+        with self._errors(missing=self._missing_table(table.database, table.name),
+                          database=table.database):
+            result = self._call("add_partitions_req", request)
+        return [convert.partition_from_thrift(p) for p in (result.partitions or [])]
+
     def list_partition_names(self, database: str, table: str, limit: int = -1) -> list[str]:
         """Partition names (``k1=v1/k2=v2``, escaped) of a table."""
         with self._errors(missing=self._missing_table(database, table), database=database):

@@ -6,6 +6,7 @@ from typing import Any
 
 from hmscatalog.errors import InvalidUri
 from hmscatalog.metastore.client import MetastoreClient
+from hmscatalog.spark import statements
 from hmscatalog.spark.catalog import HmsCatalog
 from hmscatalog.spark.jvm import Jvm
 
@@ -52,4 +53,5 @@ def attach(spark: Any, name: str = "hms", uri: str | None = None,
     field = manager.getClass().getDeclaredField("catalogs")
     field.setAccessible(True)
     field.get(manager).put(name, catalog)
+    statements.install(spark, jvm, name, client)
     return catalog

@@ -11,6 +11,7 @@ from hmscatalog.partitions.codec import make_part_name, parse_part_name
 from hmscatalog.spark.jvm import CATALOG_PKG, JavaProxy
 from hmscatalog.spark.rows import internal_row, partition_strings
 from hmscatalog.spark.scan import HmsScanBuilder, ScanContext
+from hmscatalog.spark.write import HmsWriteBuilder
 
 # Table parameters the metastore or Hive manage; not shown as user properties.
 _HIDDEN_PARAMETERS = frozenset({"EXTERNAL", "transient_lastDdlTime", "comment"})
@@ -37,7 +38,7 @@ class HmsTable(JavaProxy):
     """A metastore table, readable by Spark's own Parquet and ORC scans."""
 
     class Java:
-        implements = [f"{CATALOG_PKG}.SupportsRead",
+        implements = [f"{CATALOG_PKG}.SupportsRead", f"{CATALOG_PKG}.SupportsWrite",
                       f"{CATALOG_PKG}.SupportsAtomicPartitionManagement"]
 
     def __init__(self, context: ScanContext, table: Table) -> None:
@@ -73,8 +74,9 @@ class HmsTable(JavaProxy):
 
     def capabilities(self) -> Any:
         capability = self._jvm.cls(f"{CATALOG_PKG}.TableCapability")
-        return self._jvm.once("read capabilities",
-                              lambda: self._jvm.hash_set([capability.BATCH_READ]))
+        return self._jvm.once("capabilities", lambda: self._jvm.hash_set([
+            capability.BATCH_READ, capability.BATCH_WRITE, capability.TRUNCATE,
+            capability.OVERWRITE_BY_FILTER, capability.OVERWRITE_DYNAMIC]))
 
     def constraints(self) -> Any:
         constraint = self._jvm.cls(f"{CATALOG_PKG}.constraints.Constraint")
@@ -88,6 +90,15 @@ class HmsTable(JavaProxy):
                 f"hms cannot read table {self.table.qualified_name}: it is stored as {stored}; "
                 "readable formats are parquet and orc"))
         return HmsScanBuilder(self._context, self.table, self._schema, options)
+
+    def newWriteBuilder(self, info: Any) -> Any:
+        fmt = self.table.format
+        if fmt not in READABLE_FORMATS:
+            stored = fmt.name.lower() if fmt else (self.table.storage.output_format or "unknown")
+            self._jvm.throw(self._jvm.cls("java.lang.UnsupportedOperationException")(
+                f"hms cannot write table {self.table.qualified_name}: it is stored as {stored}; "
+                "writable formats are parquet and orc"))
+        return HmsWriteBuilder(self._context, self.table, info)
 
     # -- partitions (ALTER TABLE ADD/DROP PARTITION, SHOW PARTITIONS) ----------------------
 

@@ -1,0 +1,255 @@
+"""Writing an hms table: Spark's own Parquet/ORC writers, hmscatalog's commit.
+
+Spark's ``FileWriterFactory`` runs in the tasks and writes each row's file into a hidden staging
+directory under the table (``k=v/`` subdirectories for partition values, partition columns left
+out of the files as Hive does); Spark sorts the rows by the partition columns first, so each task
+has one file open at a time. On the driver, :class:`~hmscatalog.write.commit.TableCommit` then
+moves the files into place and registers the partitions (Hive's semantics: an overwrite replaces
+the partitions that receive rows, or exactly the one a fully static PARTITION clause names).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from typing import Any, Literal
+
+from hmscatalog.errors import DynamicPartitionError, HmsCatalogError
+from hmscatalog.expressions.literals import Uncomparable, coerce_literal
+from hmscatalog.expressions.predicates import AlwaysTrue, Compare, EqualNullSafe
+from hmscatalog.metastore.model import StorageFormat, Table
+from hmscatalog.partitions.codec import DEFAULT_PARTITION_NAME
+from hmscatalog.partitions.spec import PartitionSpec
+from hmscatalog.partitions.types import format_value
+from hmscatalog.spark.filters import translate_v2
+from hmscatalog.spark.jvm import JavaProxy, Jvm
+from hmscatalog.spark.scan import ScanContext
+from hmscatalog.write.commit import TableCommit
+from hmscatalog.write.rules import DynamicPartitionSettings, check_partition_counts
+
+WRITE = "org.apache.spark.sql.connector.write"
+DATASOURCES = "org.apache.spark.sql.execution.datasources"
+IN_DATA_FILES = "partition_columns_in_data_file"
+
+
+def _static_value(spec: PartitionSpec, predicate: Any) -> tuple[str, str] | None:
+    """``(column, metastore string)`` of an overwrite condition ``column = literal`` (Spark
+    states a PARTITION clause's values as ``column <=> literal``)."""
+    translated, _ = translate_v2(predicate)
+    if isinstance(translated, EqualNullSafe) or (
+            isinstance(translated, Compare) and translated.op == "="):
+        name = translated.column.lower()
+        if name in spec.names:
+            column = spec.column(name)
+            try:
+                text = format_value(coerce_literal(translated.value, column.type), column.type)
+            except Uncomparable:
+                return None
+            return name, text or DEFAULT_PARTITION_NAME
+    return None
+
+
+class HmsWriteBuilder(JavaProxy):
+    """Append by default; ``overwrite`` with equality conditions on partition columns (Spark's
+    form of a PARTITION clause), ``truncate`` or ``overwriteDynamicPartitions`` replace."""
+
+    class Java:
+        implements = [f"{WRITE}.SupportsOverwriteV2", f"{WRITE}.SupportsDynamicOverwrite"]
+
+    def __init__(self, context: ScanContext, table: Table, info: Any) -> None:
+        self._context = context
+        self._jvm = context.jvm
+        self._table = table
+        self._info = info
+        self._mode: Literal["append", "overwrite"] = "append"
+        self._static: dict[str, str] = {}
+
+    def canOverwrite(self, predicates: Any) -> bool:
+        spec = self._table.partition_spec
+        return all(isinstance(translate_v2(p)[0], AlwaysTrue) or _static_value(spec, p)
+                   for p in predicates)
+
+    def overwrite(self, predicates: Any) -> Any:
+        spec = self._table.partition_spec
+        self._mode = "overwrite"
+        for predicate in predicates:
+            static = _static_value(spec, predicate)
+            if static is not None:
+                self._static[static[0]] = static[1]
+            elif not isinstance(translate_v2(predicate)[0], AlwaysTrue):
+                self._jvm.throw(self._jvm.cls("java.lang.IllegalArgumentException")(
+                    f"hms can overwrite table {self._table.qualified_name} only by partition "
+                    f"values (column = value), not by {predicate.toString()}"))
+        return self
+
+    def truncate(self) -> Any:
+        self._mode = "overwrite"
+        return self
+
+    def overwriteDynamicPartitions(self) -> Any:
+        self._mode = "overwrite"
+        return self
+
+    def build(self) -> Any:
+        return HmsWrite(self._context, self._table, self._info, self._mode, self._static)
+
+    def buildForBatch(self) -> Any:
+        return self.build().toBatch()
+
+
+class HmsWrite(JavaProxy):
+    """Asks Spark to sort rows by the partition columns within each task."""
+
+    class Java:
+        implements = [f"{WRITE}.RequiresDistributionAndOrdering"]
+
+    def __init__(self, context: ScanContext, table: Table, info: Any,
+                 mode: Literal["append", "overwrite"], static: dict[str, str]) -> None:
+        self._context = context
+        self._jvm = context.jvm
+        self._table = table
+        self._info = info
+        self._mode = mode
+        self._static = static
+
+    def description(self) -> str:
+        return f"hms {self._mode} {self._table.qualified_name}"
+
+    def requiredDistribution(self) -> Any:
+        return self._jvm.cls("org.apache.spark.sql.connector.distributions.Distributions") \
+            .unspecified()
+
+    def distributionStrictlyRequired(self) -> bool:
+        return True
+
+    def requiredNumPartitions(self) -> int:
+        return 0
+
+    def advisoryPartitionSizeInBytes(self) -> int:
+        return 0
+
+    def requiredOrdering(self) -> Any:
+        expressions = "org.apache.spark.sql.connector.expressions"
+        make = self._jvm.cls(f"{expressions}.Expressions")
+        ascending = self._jvm.cls(f"{expressions}.SortDirection").ASCENDING
+        orders = [make.sort(make.column(c.name), ascending) for c in self._table.partition_keys]
+        return self._jvm.array(self._jvm.cls(f"{expressions}.SortOrder"), orders)
+
+    def toBatch(self) -> Any:
+        return HmsBatchWrite(self._context.jvm, self._context, self._table, self._info,
+                             self._mode, self._static)
+
+    def toStreaming(self) -> Any:
+        self._jvm.throw(self._jvm.cls("java.lang.UnsupportedOperationException")(
+            f"hms cannot write table {self._table.qualified_name} from a stream"))
+
+    def supportedCustomMetrics(self) -> Any:
+        return self._jvm.array(
+            self._jvm.cls("org.apache.spark.sql.connector.metric.CustomMetric"), [])
+
+    def reportDriverMetrics(self) -> Any:
+        return self._jvm.array(
+            self._jvm.cls("org.apache.spark.sql.connector.metric.CustomTaskMetric"), [])
+
+    def toString(self) -> str:
+        return self.description()
+
+
+class HmsBatchWrite(JavaProxy):
+    """Sets up Spark's file writers over the staging directory; commits or aborts the write."""
+
+    class Java:
+        implements = [f"{WRITE}.BatchWrite"]
+
+    def __init__(self, jvm: Jvm, context: ScanContext, table: Table, info: Any,
+                 mode: Literal["append", "overwrite"], static: dict[str, str]) -> None:
+        self._jvm = jvm
+        self._context = context
+        self._table = table
+        self._mode = mode
+        self._static = static
+        self._settings = DynamicPartitionSettings.from_conf(self._conf_value)
+        stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%d%H%M%S")
+        self._write_id = f"{stamp}-{uuid.uuid4().hex[:12]}"
+        self._commit = TableCommit(context.client, table, self._write_id)
+        self._job, self._committer, self._factory = self._setup(info)
+
+    def _conf_value(self, key: str) -> str | None:
+        value = self._jvm.sql_conf.getConfString(key, None)
+        return None if value is None else str(value)
+
+    def _setup(self, info: Any) -> tuple[Any, Any, Any]:
+        jvm = self._jvm
+        table = self._table
+        staging = f"file:{self._commit.staging}"
+        options = jvm.cls("org.apache.spark.api.python.PythonUtils").toScalaMap(
+            info.options().asCaseSensitiveMap())
+        job = jvm.cls("org.apache.hadoop.mapreduce.Job").getInstance(
+            jvm.jsession.sessionState().newHadoopConfWithOptions(options))
+        java_class = jvm.cls("java.lang.Class")
+        job.setOutputKeyClass(java_class.forName("java.lang.Void"))
+        job.setOutputValueClass(java_class.forName("org.apache.spark.sql.catalyst.InternalRow"))
+        jvm.cls("org.apache.hadoop.mapreduce.lib.output.FileOutputFormat").setOutputPath(
+            job, jvm.cls("org.apache.hadoop.fs.Path")(staging))
+
+        schema = info.schema()
+        columns = jvm.cls("org.apache.spark.sql.catalyst.types.DataTypeUtils").toAttributes(schema)
+        data_count = len(table.columns)
+        partition_columns = columns.drop(data_count)
+        in_files = table.parameters.get(IN_DATA_FILES, "false").lower() == "true"
+        data_columns = columns if in_files else columns.take(data_count)
+        data_schema = schema if in_files else jvm.struct_type(table.columns)
+        file_format = jvm.cls(f"{DATASOURCES}.orc.OrcFileFormat" if table.format is
+                              StorageFormat.ORC else f"{DATASOURCES}.parquet.ParquetFileFormat")()
+        writer_factory = file_format.prepareWrite(jvm.jsession, job, options, data_schema)
+
+        conf = jvm.cls("org.apache.spark.util.SerializableConfiguration")(job.getConfiguration())
+        tracker = jvm.cls(f"{DATASOURCES}.BasicWriteJobStatsTracker")(
+            conf, jvm.scala_object(f"{DATASOURCES}.BasicWriteJobStatsTracker").metrics())
+        sql_conf = jvm.sql_conf
+        description = jvm.cls(f"{DATASOURCES}.WriteJobDescription")(
+            self._write_id, conf, writer_factory, columns, data_columns, partition_columns,
+            jvm.none(), staging, jvm.scala_map({}), sql_conf.maxRecordsPerFile(),
+            sql_conf.sessionLocalTimeZone(), jvm.seq([tracker]))
+        committer = jvm.scala_object("org.apache.spark.internal.io.FileCommitProtocol") \
+            .instantiate(sql_conf.fileCommitProtocolClass(), self._write_id, staging, False)
+        committer.setupJob(job)
+        factory = jvm.cls(f"{DATASOURCES}.v2.FileWriterFactory")(description, committer)
+        return job, committer, factory
+
+    def createBatchWriterFactory(self, physical_info: Any) -> Any:
+        return self._factory
+
+    def useCommitCoordinator(self) -> bool:
+        return False  # the file committer asks Spark's coordinator itself, as for file tables
+
+    def onDataWriterCommit(self, message: Any) -> None:
+        return None
+
+    def commit(self, messages: Any, summary: Any = None) -> None:
+        results = list(messages)
+        try:
+            per_task = [int(m.summary().updatedPartitions().size()) for m in results]
+            self._committer.commitJob(self._job, self._jvm.seq([m.commitMsg() for m in results]))
+            limits = self._settings if self._table.partition_keys else None
+            self._commit.commit(
+                self._mode, self._static,
+                check=None if limits is None else
+                lambda written: check_partition_counts(written, per_task, limits))
+        except DynamicPartitionError as exc:
+            self._jvm.throw(self._jvm.cls("java.lang.IllegalArgumentException")(str(exc)))
+        except HmsCatalogError as exc:
+            self._jvm.throw(self._jvm.cls("java.lang.IllegalStateException")(
+                f"hms could not commit the write into {self._table.qualified_name}; the table "
+                f"is unchanged: {exc}"))
+        finally:
+            self._context.listings.invalidate(self._table.qualified_name)
+
+    def abort(self, messages: Any) -> None:
+        try:
+            self._committer.abortJob(self._job)
+        finally:
+            self._commit.abort()
+
+    def toString(self) -> str:
+        return f"HmsBatchWrite({self._table.qualified_name}, {self._mode})"

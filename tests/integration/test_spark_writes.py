@@ -1,0 +1,206 @@
+"""Writes through hms, checked against Spark's built-in Hive catalog on the same metastore."""
+
+from __future__ import annotations
+
+import re
+import threading
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import pytest
+
+from hmscatalog.errors import DynamicPartitionError, MetastoreUnavailable
+from hmscatalog.metastore.client import MetastoreClient
+from hmscatalog.spark import attach
+
+pytestmark = [pytest.mark.integration, pytest.mark.spark]
+
+SCHEMA = "(a INT, b STRING) PARTITIONED BY (dt STRING, hr INT) STORED AS PARQUET"
+
+
+@pytest.fixture(scope="module")
+def hms(spark: Any, metastore_uri: str) -> Any:
+    return attach(spark, uri=metastore_uri)
+
+
+@pytest.fixture
+def db(spark: Any, hms: Any, request: pytest.FixtureRequest) -> Any:
+    name = "w_" + re.sub(r"\W", "_", request.node.name.lower())[:50]
+    spark.sql(f"DROP NAMESPACE IF EXISTS hms.{name} CASCADE")
+    spark.sql(f"CREATE NAMESPACE hms.{name}")
+    spark.sql("SET hive.exec.dynamic.partition.mode=nonstrict")
+    yield name
+    spark.sql("RESET hive.exec.dynamic.partition.mode")
+    spark.sql("RESET hive.exec.max.dynamic.partitions")
+    spark.sql(f"DROP NAMESPACE IF EXISTS hms.{name} CASCADE")
+
+
+def _rows(spark: Any, sql: str) -> list[tuple[Any, ...]]:
+    return sorted((tuple(r) for r in spark.sql(sql).collect()), key=repr)
+
+
+def _files(root: Path) -> list[str]:
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())
+
+
+def _data_directories(root: Path) -> list[str]:
+    return sorted({str(p.parent.relative_to(root)) for p in root.rglob("part-*")})
+
+
+def _table_root(client: MetastoreClient, db: str, table: str) -> Path:
+    return Path(urlparse(client.get_table(db, table).location or "").path)
+
+
+def _both(spark: Any, db: str, statements: list[str]) -> None:
+    """Run each statement on hms table ``ours`` and built-in table ``theirs``; after each one,
+    both tables hold the same rows and partitions."""
+    for statement in statements:
+        spark.sql(statement.format(t=f"hms.{db}.ours"))
+        spark.sql(statement.format(t=f"spark_catalog.{db}.theirs"))
+        ours = _rows(spark, f"SELECT * FROM hms.{db}.ours")
+        assert ours == _rows(spark, f"SELECT * FROM spark_catalog.{db}.theirs"), statement
+        assert _partitions(spark, f"hms.{db}.ours") == \
+            _rows(spark, f"SHOW PARTITIONS spark_catalog.{db}.theirs"), statement
+
+
+def _partitions(spark: Any, table: str) -> list[tuple[Any, ...]]:
+    """SHOW PARTITIONS of an hms table. Spark prints a NULL value in a V2 catalog's partition
+    as ``null``, where its Hive catalog prints the stored ``__HIVE_DEFAULT_PARTITION__``."""
+    return sorted(((re.sub(r"=null(?=/|$)", "=__HIVE_DEFAULT_PARTITION__", row[0]),)
+                   for row in spark.sql(f"SHOW PARTITIONS {table}").collect()), key=repr)
+
+
+def test_inserts_and_overwrites_match_the_builtin_catalog(spark: Any, db: str,
+                                                          client: MetastoreClient) -> None:
+    spark.sql(f"CREATE TABLE hms.{db}.ours {SCHEMA}")
+    spark.sql(f"CREATE TABLE spark_catalog.{db}.theirs {SCHEMA}")
+    _both(spark, db, [
+        "INSERT INTO {t} PARTITION (dt='2024-01-01', hr=1) VALUES (1, 'static')",
+        "INSERT INTO {t} PARTITION (dt='2024-01-01', hr) VALUES (2, 'mixed', 1), (3, 'm', 2)",
+        "INSERT INTO {t} SELECT id, 'dyn', concat('2024-01-0', id % 3 + 1), id % 2 FROM range(9)",
+        # Hive's overwrite: only the partitions that receive rows are replaced...
+        "INSERT OVERWRITE TABLE {t} PARTITION (dt='2024-01-01', hr) SELECT 10, 'o', 2",
+        "INSERT OVERWRITE TABLE {t} SELECT 11, 'o', '2024-01-03', 0",
+        # ... and a fully static clause replaces that partition even with no rows.
+        "INSERT OVERWRITE TABLE {t} PARTITION (dt='2024-01-02', hr=1) SELECT 12, 'x' WHERE false",
+        "INSERT INTO {t} VALUES (13, NULL, NULL, NULL), (14, '', '', 5)",
+        "INSERT INTO {t} PARTITION (dt='2024-01-09', hr='07') SELECT 15, 'cast'",
+    ])
+    # The same values give byte-identical directory names. (For the partition overwritten by
+    # no rows, hms keeps the partition's empty directory; the built-in catalog removes it.)
+    ours, theirs = _table_root(client, db, "ours"), _table_root(client, db, "theirs")
+    directories = _data_directories(ours)
+    assert directories == _data_directories(theirs)
+    assert "dt=2024-01-09/hr=7" in directories
+    assert "dt=__HIVE_DEFAULT_PARTITION__/hr=__HIVE_DEFAULT_PARTITION__" in directories
+    assert not [f for f in _files(ours) if "/." in f"/{f}" and not f.endswith(".crc")]
+
+
+def test_files_are_named_per_write_and_statistics_recorded(spark: Any, db: str,
+                                                           client: MetastoreClient) -> None:
+    spark.sql(f"CREATE TABLE hms.{db}.t {SCHEMA}")
+    for _ in range(2):
+        spark.sql(f"INSERT INTO hms.{db}.t PARTITION (dt='d', hr=1) "
+                  "SELECT id, 'v' FROM range(5)")
+    part = client.get_partition(db, "t", ["d", "1"])
+    directory = Path(urlparse(part.location or "").path)
+    names = [f.name for f in directory.iterdir() if not f.name.startswith(".")]
+    pattern = re.compile(r"part-(\d{14}-[0-9a-f]{12})-\d{5}-\d+\.snappy\.parquet")
+    matches = [pattern.fullmatch(n) for n in names]
+    assert all(matches), names
+    assert len({m.group(1) for m in matches if m}) == 2  # one write id per INSERT
+    assert part.parameters["numFiles"] == str(len(names))
+    assert part.parameters["numRows"] == "10"
+    assert int(part.parameters["totalSize"]) == sum(
+        (directory / n).stat().st_size for n in names)
+    # The data files hold the data columns only (Hive's convention).
+    import pyarrow.parquet as pq
+
+    assert pq.ParquetFile(directory / names[0]).schema_arrow.names == ["a", "b"]
+
+
+def test_strict_mode_and_clause_order(spark: Any, db: str) -> None:
+    spark.sql(f"CREATE TABLE hms.{db}.t {SCHEMA}")
+    spark.sql("SET hive.exec.dynamic.partition.mode=strict")
+    with pytest.raises(DynamicPartitionError, match="strict mode requires at least one static"):
+        spark.sql(f"INSERT INTO hms.{db}.t SELECT 1, 'x', 'd', 1")
+    with pytest.raises(DynamicPartitionError, match="strict mode"):
+        spark.sql(f"INSERT INTO hms.{db}.t PARTITION (dt, hr) SELECT 1, 'x', 'd', 1")
+    with pytest.raises(DynamicPartitionError, match="cannot be the parent of a static"):
+        spark.sql(f"INSERT INTO hms.{db}.t PARTITION (dt, hr=1) SELECT 1, 'x', 'd'")
+    spark.sql(f"INSERT INTO hms.{db}.t PARTITION (dt='d', hr) SELECT 1, 'x', 1")
+    spark.sql("SET spark.hadoop.hive.exec.dynamic.partition=false")
+    try:
+        with pytest.raises(DynamicPartitionError, match="Dynamic partition is disabled"):
+            spark.sql(f"INSERT INTO hms.{db}.t PARTITION (dt='d', hr) SELECT 1, 'x', 1")
+    finally:
+        spark.sql("RESET spark.hadoop.hive.exec.dynamic.partition")
+    assert _rows(spark, f"SELECT * FROM hms.{db}.t") == [(1, "x", "d", 1)]
+
+
+def test_too_many_partitions_writes_nothing(spark: Any, db: str,
+                                            client: MetastoreClient) -> None:
+    spark.sql(f"CREATE TABLE hms.{db}.t {SCHEMA}")
+    spark.sql(f"INSERT INTO hms.{db}.t VALUES (0, 'before', 'd', 0)")
+    root = _table_root(client, db, "t")
+    before = _files(root)
+    spark.sql("SET hive.exec.max.dynamic.partitions=2")
+    with pytest.raises(Exception, match=re.escape(
+            "Number of dynamic partitions created is 3, which is more than 2. To solve this "
+            "try to set hive.exec.max.dynamic.partitions to at least 3.")):
+        spark.sql(f"INSERT INTO hms.{db}.t SELECT id, 'x', 'd', id FROM range(3)")
+    assert _files(root) == before
+    assert client.list_partition_names(db, "t") == ["dt=d/hr=0"]
+    assert _rows(spark, f"SELECT a, b FROM hms.{db}.t") == [(0, "before")]
+
+
+def test_a_metastore_failure_at_commit_leaves_the_table_unchanged(
+    spark: Any, db: str, hms: Any, client: MetastoreClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spark.sql(f"CREATE TABLE hms.{db}.t {SCHEMA}")
+    spark.sql(f"INSERT INTO hms.{db}.t VALUES (1, 'old', 'd', 1), (2, 'old', 'd', 2)")
+    root = _table_root(client, db, "t")
+    before = _files(root)
+    calls = []
+    real_add = type(hms.client).add_partitions_if_absent
+
+    def add_then_fail(self: Any, *args: Any, **kwargs: Any) -> Any:
+        calls.append(args)
+        real_add(self, *args, **kwargs)  # the new partition is registered...
+        raise MetastoreUnavailable("metastore went away")  # ... then the connection drops
+
+    monkeypatch.setattr(type(hms.client), "add_partitions_if_absent", add_then_fail)
+    with pytest.raises(Exception, match="metastore went away"):
+        spark.sql(f"INSERT OVERWRITE TABLE hms.{db}.t "
+                  "SELECT 9, 'new', 'd', CAST(id + 1 AS INT) FROM range(3)")
+    monkeypatch.undo()
+    assert calls
+    assert _files(root) == before
+    assert client.list_partition_names(db, "t") == ["dt=d/hr=1", "dt=d/hr=2"]
+    assert _rows(spark, f"SELECT a, b, hr FROM hms.{db}.t") == [(1, "old", 1), (2, "old", 2)]
+    # The same write succeeds once the metastore answers.
+    spark.sql(f"INSERT OVERWRITE TABLE hms.{db}.t "
+              "SELECT 9, 'new', 'd', CAST(id + 1 AS INT) FROM range(3)")
+    assert _rows(spark, f"SELECT a, b, hr FROM hms.{db}.t") == [(9, "new", 1), (9, "new", 2),
+                                                                (9, "new", 3)]
+
+
+def test_concurrent_appends_to_one_partition_both_land(spark: Any, db: str) -> None:
+    spark.sql(f"CREATE TABLE hms.{db}.t {SCHEMA}")
+    errors: list[BaseException] = []
+
+    def append(first: int) -> None:
+        try:
+            spark.sql(f"INSERT INTO hms.{db}.t PARTITION (dt='d', hr=1) "
+                      f"SELECT id, 'w' FROM range({first}, {first + 100})")
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=append, args=(n * 100,)) for n in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors
+    assert _rows(spark, f"SELECT count(*), count(DISTINCT a) FROM hms.{db}.t") == [(200, 200)]
