@@ -25,7 +25,8 @@ def test_demo_runs_twice_and_reuses_its_metastore(tmp_path: Path) -> None:
         assert 'metastore filter  dt = "2024-01-05"' in first.stdout
         assert "4/125 selected (4 fetched)" in first.stdout
         assert "region=São Paulo%2FBR" in first.stdout
-        assert "loaded     20,000 rows into 42 partitions (42 registered)" in first.stdout
+        assert "INSERT INTO hms.hmscatalog_demo.events PARTITION (dt, region)" in first.stdout
+        assert "20,000 rows into 42 partitions" in first.stdout
         assert "EXPLAIN: partitions=3/42 (metastore filter: dt = \"2024-01-05\"" in first.stdout
         orders = [int(line.split()[1]) for line in first.stdout.splitlines()
                   if line.strip().split(" ")[0] in ("amer", "apac", "emea")]

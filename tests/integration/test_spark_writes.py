@@ -204,3 +204,66 @@ def test_concurrent_appends_to_one_partition_both_land(spark: Any, db: str) -> N
         thread.join()
     assert not errors
     assert _rows(spark, f"SELECT count(*), count(DISTINCT a) FROM hms.{db}.t") == [(200, 200)]
+
+
+def test_ctas_writeto_and_unpartitioned_tables(spark: Any, db: str) -> None:
+    spark.sql(f"CREATE TABLE hms.{db}.hive_ctas PARTITIONED BY (dt) STORED AS PARQUET AS "
+              "SELECT id AS a, CAST(id % 3 AS STRING) AS dt FROM range(6)")
+    spark.sql(f"CREATE TABLE hms.{db}.spark_ctas USING orc PARTITIONED BY (dt) AS "
+              "SELECT id AS a, CAST(id % 3 AS STRING) AS dt FROM range(6)")
+    for table in ("hive_ctas", "spark_ctas"):
+        expected = [(str(d), 2) for d in range(3)]
+        grouped = "SELECT dt, count(*) FROM {}.{}.{} GROUP BY dt"
+        assert _rows(spark, grouped.format("hms", db, table)) == expected
+        assert _rows(spark, grouped.format("spark_catalog", db, table)) == expected
+    df = spark.range(4).selectExpr("id AS a", "CAST(id % 2 AS STRING) AS dt")
+    df.writeTo(f"hms.{db}.d").partitionedBy("dt").using("parquet").create()
+    df.writeTo(f"hms.{db}.d").append()
+    df.where("dt = '1'").writeTo(f"hms.{db}.d").overwritePartitions()
+    counts = f"SELECT dt, count(*) FROM hms.{db}.d GROUP BY dt"
+    assert _rows(spark, counts) == [("0", 4), ("1", 2)]
+    df.writeTo(f"hms.{db}.d").partitionedBy("dt").using("parquet").createOrReplace()
+    assert _rows(spark, counts) == [("0", 2), ("1", 2)]
+    spark.sql(f"CREATE TABLE hms.{db}.u (a INT) STORED AS PARQUET")
+    spark.sql(f"INSERT INTO hms.{db}.u VALUES (1), (2)")
+    spark.sql(f"INSERT OVERWRITE hms.{db}.u VALUES (3)")
+    assert _rows(spark, f"SELECT * FROM spark_catalog.{db}.u") == [(3,)]
+    spark.sql(f"INSERT OVERWRITE hms.{db}.u SELECT 4 WHERE false")
+    assert _rows(spark, f"SELECT * FROM hms.{db}.u") == []
+
+
+def test_no_value_places_a_file_outside_the_table(spark: Any, db: str,
+                                                  client: MetastoreClient) -> None:
+    spark.sql(f"CREATE TABLE hms.{db}.t (a INT) PARTITIONED BY (p STRING) STORED AS PARQUET")
+    values = ["../../escape", "/abs/path", "..", "a/../b"]
+    for value in values:
+        spark.sql(f"INSERT INTO hms.{db}.t PARTITION (p='{value}') VALUES (1)")
+    root = _table_root(client, db, "t")
+    outside = [p for p in root.parent.parent.rglob("*escape*")]
+    assert all(root in p.parents for p in outside)
+    assert sorted(p.name for p in root.iterdir() if not p.name.startswith(".")) == [
+        "p=%2Fabs%2Fpath", "p=..", "p=..%2F..%2Fescape", "p=a%2F..%2Fb"]
+    assert _rows(spark, f"SELECT p FROM hms.{db}.t") == sorted(((v,) for v in values), key=repr)
+
+
+def test_other_engines_read_what_hms_writes(spark: Any, db: str,
+                                            client: MetastoreClient) -> None:
+    import duckdb
+    import pyarrow.dataset as ds
+
+    spark.sql(f"CREATE TABLE hms.{db}.t (a BIGINT, b STRING) PARTITIONED BY (dt STRING, hr INT) "
+              "STORED AS PARQUET")
+    spark.sql(f"INSERT INTO hms.{db}.t SELECT id, concat('v', id), "
+              "concat('2024-01-0', CAST(id % 3 + 1 AS STRING)), CAST(id % 2 AS INT) FROM range(12)")
+    expected = _rows(spark, f"SELECT a, b, dt, hr FROM spark_catalog.{db}.t")
+    assert _rows(spark, f"SELECT a, b, dt, hr FROM hms.{db}.t") == expected
+    root = _table_root(client, db, "t")
+    table = ds.dataset(str(root), format="parquet", partitioning="hive").to_table()
+    arrow_rows = sorted(zip(table["a"].to_pylist(), table["b"].to_pylist(),
+                            [str(v) for v in table["dt"].to_pylist()],
+                            table["hr"].to_pylist(), strict=True), key=repr)
+    assert arrow_rows == expected
+    duck = duckdb.sql(
+        f"SELECT a, b, CAST(dt AS VARCHAR), CAST(hr AS INTEGER) FROM read_parquet("
+        f"'{root}/*/*/*.parquet', hive_partitioning = true)").fetchall()
+    assert sorted(duck, key=repr) == expected
