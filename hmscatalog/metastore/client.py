@@ -66,18 +66,22 @@ def _local_path(location: str | None) -> Path | None:
     return Path(parts.path)
 
 
+def missing_directories(path: Path) -> list[Path]:
+    """``path`` and its ancestors that do not exist, outermost first."""
+    missing = []
+    while not path.exists():
+        missing.append(path)
+        path = path.parent
+    return missing[::-1]
+
+
 @contextlib.contextmanager
 def _created_directories(paths: Iterable[Path]) -> Iterator[None]:
     """Create missing directories; remove those created here (if still empty) on failure."""
     created: list[Path] = []
     try:
         for path in paths:
-            missing = []
-            probe = path
-            while not probe.exists():
-                missing.append(probe)
-                probe = probe.parent
-            for directory in reversed(missing):
+            for directory in missing_directories(path):
                 with contextlib.suppress(FileExistsError):
                     directory.mkdir()
                     created.append(directory)

@@ -82,22 +82,21 @@ class HmsTable(JavaProxy):
         constraint = self._jvm.cls(f"{CATALOG_PKG}.constraints.Constraint")
         return self._jvm.array(constraint, [])
 
-    def newScanBuilder(self, options: Any) -> Any:
+    def _require_supported_format(self, verb: str) -> None:
         fmt = self.table.format
         if fmt not in READABLE_FORMATS:
-            stored = fmt.name.lower() if fmt else (self.table.storage.input_format or "unknown")
+            storage = self.table.storage
+            stored = fmt.name.lower() if fmt else (storage.input_format or "unknown")
             self._jvm.throw(self._jvm.cls("java.lang.UnsupportedOperationException")(
-                f"hms cannot read table {self.table.qualified_name}: it is stored as {stored}; "
-                "readable formats are parquet and orc"))
+                f"hms cannot {verb} table {self.table.qualified_name}: it is stored as {stored}; "
+                f"hms can {verb} parquet and orc tables"))
+
+    def newScanBuilder(self, options: Any) -> Any:
+        self._require_supported_format("read")
         return HmsScanBuilder(self._context, self.table, self._schema, options)
 
     def newWriteBuilder(self, info: Any) -> Any:
-        fmt = self.table.format
-        if fmt not in READABLE_FORMATS:
-            stored = fmt.name.lower() if fmt else (self.table.storage.output_format or "unknown")
-            self._jvm.throw(self._jvm.cls("java.lang.UnsupportedOperationException")(
-                f"hms cannot write table {self.table.qualified_name}: it is stored as {stored}; "
-                "writable formats are parquet and orc"))
+        self._require_supported_format("write")
         return HmsWriteBuilder(self._context, self.table, info)
 
     # -- partitions (ALTER TABLE ADD/DROP PARTITION, SHOW PARTITIONS) ----------------------

@@ -238,7 +238,7 @@ class HmsBatchWrite(JavaProxy):
                 lambda written: check_partition_counts(written, per_task, limits))
         except DynamicPartitionError as exc:
             self._jvm.throw(self._jvm.cls("java.lang.IllegalArgumentException")(str(exc)))
-        except HmsCatalogError as exc:
+        except (HmsCatalogError, OSError) as exc:
             self._jvm.throw(self._jvm.cls("java.lang.IllegalStateException")(
                 f"hms could not commit the write into {self._table.qualified_name}; the table "
                 f"is unchanged: {exc}"))

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Literal
 
 from hmscatalog.errors import HmsCatalogError, NoSuchPartition
-from hmscatalog.metastore.client import MetastoreClient
+from hmscatalog.metastore.client import MetastoreClient, missing_directories
 from hmscatalog.metastore.model import Partition, StorageFormat, Table
 from hmscatalog.partitions.codec import make_part_name, parse_part_name
 from hmscatalog.write.parquet import parquet_row_count
@@ -60,12 +60,7 @@ class _Journal:
         self.moves.append((source, target))
 
     def make_dirs(self, directory: Path) -> None:
-        missing = []
-        current = directory
-        while not current.exists():
-            missing.append(current)
-            current = current.parent
-        for path in reversed(missing):
+        for path in missing_directories(directory):
             path.mkdir()
             self.created_dirs.append(path)
 

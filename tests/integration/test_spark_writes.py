@@ -267,3 +267,62 @@ def test_other_engines_read_what_hms_writes(spark: Any, db: str,
         f"SELECT a, b, CAST(dt AS VARCHAR), CAST(hr AS INTEGER) FROM read_parquet("
         f"'{root}/*/*/*.parquet', hive_partitioning = true)").fetchall()
     assert sorted(duck, key=repr) == expected
+
+
+def test_per_task_limit_and_partition_columns_in_data_files(spark: Any, db: str,
+                                                            client: MetastoreClient) -> None:
+    spark.sql(f"CREATE TABLE hms.{db}.t {SCHEMA}")
+    spark.sql("SET hive.exec.max.dynamic.partitions.pernode=2")
+    try:
+        with pytest.raises(Exception, match=re.escape(
+                "Maximum was set to 2 partitions per node, number of dynamic partitions on this "
+                "node: 3")):
+            spark.sql(f"INSERT INTO hms.{db}.t SELECT /*+ COALESCE(1) */ id, 'x', 'd', id "
+                      "FROM range(3)")
+    finally:
+        spark.sql("RESET hive.exec.max.dynamic.partitions.pernode")
+    assert client.list_partition_names(db, "t") == []
+    spark.sql(f"CREATE TABLE hms.{db}.inside {SCHEMA} "
+              "TBLPROPERTIES ('partition_columns_in_data_file'='true')")
+    spark.sql(f"INSERT INTO hms.{db}.inside PARTITION (dt='d', hr=1) VALUES (1, 'x')")
+    import pyarrow.parquet as pq
+
+    [written] = _table_root(client, db, "inside").glob("dt=d/hr=1/part-*")
+    assert pq.ParquetFile(written).schema_arrow.names == ["a", "b", "dt", "hr"]
+    assert _rows(spark, f"SELECT * FROM hms.{db}.inside") == [(1, "x", "d", 1)]
+
+
+def test_a_failing_task_or_storage_leaves_the_table_unchanged(
+    spark: Any, db: str, client: MetastoreClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spark.sql(f"CREATE TABLE hms.{db}.t {SCHEMA}")
+    spark.sql(f"INSERT INTO hms.{db}.t VALUES (1, 'old', 'd', 1)")
+    root = _table_root(client, db, "t")
+    before = _files(root)
+    # A task dies halfway through the rows.
+    with pytest.raises(Exception, match="task failed on purpose"):
+        spark.sql(f"INSERT OVERWRITE TABLE hms.{db}.t SELECT id, "
+                  "CASE WHEN id < 50 THEN 'new' ELSE raise_error('task failed on purpose') END, "
+                  "'d', CAST(id % 3 AS INT) FROM range(100)")
+    assert _files(root) == before
+    # Storage fails while the commit moves files (the third move).
+    from hmscatalog.write import commit
+
+    real_rename = commit.os.rename
+    moves = []
+
+    def rename(source: Any, target: Any) -> None:
+        moves.append(source)
+        if len(moves) == 3:
+            raise OSError(28, "No space left on device")
+        real_rename(source, target)
+
+    monkeypatch.setattr(commit.os, "rename", rename)
+    with pytest.raises(Exception, match="No space left on device"):
+        spark.sql(f"INSERT OVERWRITE TABLE hms.{db}.t "
+                  "SELECT id, 'new', 'd', CAST(id % 3 AS INT) FROM range(100)")
+    monkeypatch.undo()
+    assert len(moves) > 3  # the two moves made before the failure were undone
+    assert _files(root) == before
+    assert client.list_partition_names(db, "t") == ["dt=d/hr=1"]
+    assert _rows(spark, f"SELECT a, b FROM hms.{db}.t") == [(1, "old")]
