@@ -18,7 +18,7 @@ from hmscatalog.metastore.model import (
 )
 from hmscatalog.partitions.types import parse_hive_type
 from hmscatalog.spark.jvm import CATALOG_PKG, JavaProxy, Jvm, quoted
-from hmscatalog.spark.scan import ScanContext
+from hmscatalog.spark.scan import CatalogContext
 from hmscatalog.spark.table import HmsTable
 
 _FORMATS = {"parquet": StorageFormat.PARQUET, "orc": StorageFormat.ORC,
@@ -38,7 +38,7 @@ class HmsCatalog(JavaProxy):
         self._jvm = jvm
         self.client = client
         self._name = name
-        self._context = ScanContext(jvm, client)
+        self._context = CatalogContext(jvm, client)
 
     # -- CatalogPlugin ---------------------------------------------------------------------
 

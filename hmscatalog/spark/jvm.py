@@ -39,7 +39,6 @@ class Jvm:
     def __init__(self, spark: Any) -> None:
         self.spark = spark
         self.gateway = spark.sparkContext._gateway
-        self.jvm = spark.sparkContext._jvm
         self.jsession = spark._jsparkSession
         self._classes: dict[str, JavaStatics] = {}
         self._made: dict[str, Any] = {}  # JVM objects made once: a pattern, methods, schemas

@@ -35,8 +35,9 @@ PREDICATE = "org.apache.spark.sql.connector.expressions.filter.Predicate"
 DATASOURCES = "org.apache.spark.sql.execution.datasources"
 
 
-class ScanContext:
-    """What a scan needs from its catalog: the JVM helpers and metastore clients.
+class CatalogContext:
+    """What a catalog's tables, scans and writes share: the JVM helpers, the metastore clients
+    and the file listings kept per table.
 
     Partition counts (for EXPLAIN's ``partitions=N/M``) run on a second connection, in parallel
     with the partition selection, so they add no latency to a query.
@@ -152,7 +153,7 @@ class HmsScanBuilder(JavaProxy):
         implements = [f"{READ}.SupportsPushDownV2Filters",
                       f"{READ}.SupportsPushDownRequiredColumns"]
 
-    def __init__(self, context: ScanContext, table: Table, schema: Any, options: Any) -> None:
+    def __init__(self, context: CatalogContext, table: Table, schema: Any, options: Any) -> None:
         self._context = context
         self._jvm = context.jvm
         self._table = table

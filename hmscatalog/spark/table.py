@@ -10,7 +10,7 @@ from hmscatalog.metastore.model import Partition, StorageFormat, Table
 from hmscatalog.partitions.codec import make_part_name, parse_part_name
 from hmscatalog.spark.jvm import CATALOG_PKG, JavaProxy
 from hmscatalog.spark.rows import internal_row, partition_strings
-from hmscatalog.spark.scan import HmsScanBuilder, ScanContext
+from hmscatalog.spark.scan import CatalogContext, HmsScanBuilder
 from hmscatalog.spark.write import HmsWriteBuilder
 
 # Table parameters the metastore or Hive manage; not shown as user properties.
@@ -41,7 +41,7 @@ class HmsTable(JavaProxy):
         implements = [f"{CATALOG_PKG}.SupportsRead", f"{CATALOG_PKG}.SupportsWrite",
                       f"{CATALOG_PKG}.SupportsAtomicPartitionManagement"]
 
-    def __init__(self, context: ScanContext, table: Table) -> None:
+    def __init__(self, context: CatalogContext, table: Table) -> None:
         self._context = context
         self._jvm = context.jvm
         self.table = table

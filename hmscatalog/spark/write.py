@@ -22,8 +22,8 @@ from hmscatalog.partitions.codec import DEFAULT_PARTITION_NAME
 from hmscatalog.partitions.spec import PartitionSpec
 from hmscatalog.partitions.types import format_value
 from hmscatalog.spark.filters import translate_v2
-from hmscatalog.spark.jvm import JavaProxy, Jvm
-from hmscatalog.spark.scan import ScanContext
+from hmscatalog.spark.jvm import JavaProxy
+from hmscatalog.spark.scan import CatalogContext
 from hmscatalog.write.commit import TableCommit
 from hmscatalog.write.rules import DynamicPartitionSettings, check_partition_counts
 
@@ -56,7 +56,7 @@ class HmsWriteBuilder(JavaProxy):
     class Java:
         implements = [f"{WRITE}.SupportsOverwriteV2", f"{WRITE}.SupportsDynamicOverwrite"]
 
-    def __init__(self, context: ScanContext, table: Table, info: Any) -> None:
+    def __init__(self, context: CatalogContext, table: Table, info: Any) -> None:
         self._context = context
         self._jvm = context.jvm
         self._table = table
@@ -103,7 +103,7 @@ class HmsWrite(JavaProxy):
     class Java:
         implements = [f"{WRITE}.RequiresDistributionAndOrdering"]
 
-    def __init__(self, context: ScanContext, table: Table, info: Any,
+    def __init__(self, context: CatalogContext, table: Table, info: Any,
                  mode: Literal["append", "overwrite"], static: dict[str, str]) -> None:
         self._context = context
         self._jvm = context.jvm
@@ -136,8 +136,7 @@ class HmsWrite(JavaProxy):
         return self._jvm.array(self._jvm.cls(f"{expressions}.SortOrder"), orders)
 
     def toBatch(self) -> Any:
-        return HmsBatchWrite(self._context.jvm, self._context, self._table, self._info,
-                             self._mode, self._static)
+        return HmsBatchWrite(self._context, self._table, self._info, self._mode, self._static)
 
     def toStreaming(self) -> Any:
         self._jvm.throw(self._jvm.cls("java.lang.UnsupportedOperationException")(
@@ -161,9 +160,9 @@ class HmsBatchWrite(JavaProxy):
     class Java:
         implements = [f"{WRITE}.BatchWrite"]
 
-    def __init__(self, jvm: Jvm, context: ScanContext, table: Table, info: Any,
+    def __init__(self, context: CatalogContext, table: Table, info: Any,
                  mode: Literal["append", "overwrite"], static: dict[str, str]) -> None:
-        self._jvm = jvm
+        self._jvm = context.jvm
         self._context = context
         self._table = table
         self._mode = mode
