@@ -442,6 +442,15 @@ class MetastoreClient:
             local = [p for p in (_local_path(tp.sd.location) for tp in batch) if p] if (
                 create_local_dirs
             ) else []
+            if local and not if_not_exists:
+                # Checked here, not left to the server: on a batch it rejects, the server may
+                # still create a directory after answering, behind the cleanup below.
+                names = [make_part_name(table.partition_spec.names, tp.values) for tp in batch]
+                found = self.get_partitions_by_names(table.database, table.name, names)
+                if found:
+                    raise AlreadyExists(
+                        f"a partition of {table.qualified_name} in this batch already exists: "
+                        f"{found[0].name(table.partition_spec)}")
             with _created_directories(local):
                 return register()
 
