@@ -326,3 +326,19 @@ def test_a_failing_task_or_storage_leaves_the_table_unchanged(
     assert _files(root) == before
     assert client.list_partition_names(db, "t") == ["dt=d/hr=1"]
     assert _rows(spark, f"SELECT a, b FROM hms.{db}.t") == [(1, "old")]
+
+
+def test_appends_go_to_a_partitions_stored_location(spark: Any, db: str,
+                                                    client: MetastoreClient,
+                                                    tmp_path: Path) -> None:
+    spark.sql(f"CREATE TABLE hms.{db}.t (a INT) PARTITIONED BY (p INT) STORED AS PARQUET")
+    table = client.get_table(db, "t")
+    elsewhere = tmp_path / "elsewhere"
+    client.add_partitions(table, [client.new_partition(table, [7], location=f"file:{elsewhere}")])
+    spark.sql(f"INSERT INTO hms.{db}.t PARTITION (p=7) VALUES (1), (2)")
+    spark.sql(f"INSERT OVERWRITE TABLE hms.{db}.t PARTITION (p=7) VALUES (3)")
+    assert [f.name.endswith(".parquet") for f in elsewhere.iterdir()
+            if not f.name.startswith(".")] == [True]
+    assert not (_table_root(client, db, "t") / "p=7").exists()
+    assert _rows(spark, f"SELECT a, p FROM hms.{db}.t") == [(3, 7)]
+    assert client.get_partition(db, "t", ["7"]).parameters["numRows"] == "1"
