@@ -12,7 +12,6 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from thrift.Thrift import TException
 
@@ -38,6 +37,7 @@ from hmscatalog.metastore.connection import (
     MetastoreConnection,
     parse_uris,
 )
+from hmscatalog.metastore.locations import local_path, missing_directories
 from hmscatalog.metastore.model import (
     EXTERNAL_TABLE,
     MANAGED_TABLE,
@@ -54,25 +54,6 @@ __all__ = ["MetastoreClient", "parse_uris", "ping"]
 
 ADD_BATCH = 1000
 GET_BATCH = 500
-
-
-def _local_path(location: str | None) -> Path | None:
-    if not location:
-        return None
-    parts = urlsplit(location)
-    if parts.scheme != "file" or parts.netloc not in ("", "localhost"):
-        return None
-    # Hadoop paths are not URL-encoded: "a%2Fb" is a directory name, as Hive wrote it.
-    return Path(parts.path)
-
-
-def missing_directories(path: Path) -> list[Path]:
-    """``path`` and its ancestors that do not exist, outermost first."""
-    missing = []
-    while not path.exists():
-        missing.append(path)
-        path = path.parent
-    return missing[::-1]
 
 
 @contextlib.contextmanager
@@ -439,7 +420,7 @@ class MetastoreClient:
         batch: list[t.Partition] = []
 
         def flush() -> int:
-            local = [p for p in (_local_path(tp.sd.location) for tp in batch) if p] if (
+            local = [p for p in (local_path(tp.sd.location) for tp in batch) if p] if (
                 create_local_dirs
             ) else []
             if local and not if_not_exists:

@@ -22,17 +22,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from hmscatalog.metastore.locations import local_path
 from hmscatalog.spark.jvm import Jvm
-
-
-def local_directory(location: str) -> str | None:
-    """The local path of a ``file:`` location, or ``None`` for any other file system."""
-    if not location.startswith("file:"):
-        return None
-    path = location.removeprefix("file:")
-    if path.startswith("//"):  # file:///x (authority part empty)
-        path = path[2:]
-    return path
 
 
 def directory_stamps(locations: Iterable[str]) -> dict[str, int | None] | None:
@@ -40,7 +31,7 @@ def directory_stamps(locations: Iterable[str]) -> dict[str, int | None] | None:
     is not a directory; ``None`` overall when any location is not local."""
     stamps: dict[str, int | None] = {}
     for location in locations:
-        path = local_directory(location)
+        path = local_path(location)
         if path is None:
             return None
         try:

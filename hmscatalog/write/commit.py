@@ -30,7 +30,8 @@ from pathlib import Path
 from typing import Literal
 
 from hmscatalog.errors import HmsCatalogError, NoSuchPartition
-from hmscatalog.metastore.client import MetastoreClient, missing_directories
+from hmscatalog.metastore.client import MetastoreClient
+from hmscatalog.metastore.locations import local_path, missing_directories
 from hmscatalog.metastore.model import Partition, StorageFormat, Table
 from hmscatalog.partitions.codec import make_part_name, parse_part_name
 from hmscatalog.write.parquet import parquet_row_count
@@ -74,16 +75,16 @@ class CommitResult:
     files: int
 
 
-def local_path(location: str) -> Path:
-    """The local path of a ``file:`` location."""
-    if not location.startswith("file:"):
+def _writable(location: str) -> Path:
+    """The local directory of a location hms writes to."""
+    path = local_path(location)
+    if path is None:
         raise HmsCatalogError(f"hms writes only to local file: locations, not {location!r}")
-    path = location.removeprefix("file:")
-    return Path(path[2:] if path.startswith("//") else path)
+    return path
 
 
 def staging_dir(table: Table, write_id: str) -> Path:
-    return local_path((table.location or "").rstrip("/")) / f"{STAGING_PREFIX}{write_id}"
+    return _writable((table.location or "").rstrip("/")) / f"{STAGING_PREFIX}{write_id}"
 
 
 def _target_name(write_id: str, name: str, counter: Iterator[int]) -> str:
@@ -123,7 +124,7 @@ class TableCommit:
         self._client = client
         self._table = table
         self._write_id = write_id
-        self._root = local_path((table.location or "").rstrip("/"))
+        self._root = _writable((table.location or "").rstrip("/"))
         self.staging = staging_dir(table, write_id)
         self._trash = self._root / f"{TRASH_PREFIX}{write_id}"
 
@@ -178,7 +179,7 @@ class TableCommit:
         targets: dict[str, Path] = {}
         for name, files in staged.items():
             part = existing.get(name)
-            target = (local_path((part.location or "").rstrip("/")) if part is not None
+            target = (_writable((part.location or "").rstrip("/")) if part is not None
                       else self._root / name if name else self._root)
             targets[name] = target
             if mode == "overwrite":
