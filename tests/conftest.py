@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -65,3 +66,25 @@ def unique_db(client: MetastoreClient, request: pytest.FixtureRequest) -> Iterat
     client.create_database(name)
     yield name
     client.drop_database(name, cascade=True, if_exists=True)
+
+
+@pytest.fixture(scope="session")
+def hms(spark: Any, metastore_uri: str) -> Any:
+    """Catalog ``hms`` attached to the test session's SparkSession and metastore."""
+    from hmscatalog.spark import attach
+
+    return attach(spark, uri=metastore_uri)
+
+
+@pytest.fixture
+def db(spark: Any, hms: Any, request: pytest.FixtureRequest) -> Iterator[str]:
+    """A fresh hms namespace named after the test, in nonstrict dynamic-partition mode; the
+    namespace is dropped (cascade) and Hive's settings reset afterwards."""
+    name = "h_" + "".join(ch if ch.isalnum() else "_" for ch in request.node.name.lower())[:50]
+    spark.sql(f"DROP NAMESPACE IF EXISTS hms.{name} CASCADE")
+    spark.sql(f"CREATE NAMESPACE hms.{name}")
+    spark.sql("SET hive.exec.dynamic.partition.mode=nonstrict")
+    yield name
+    for setting in ("hive.exec.dynamic.partition.mode", "hive.exec.max.dynamic.partitions"):
+        spark.sql(f"RESET {setting}")
+    spark.sql(f"DROP NAMESPACE IF EXISTS hms.{name} CASCADE")

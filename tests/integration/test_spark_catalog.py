@@ -4,7 +4,6 @@ on the same metastore."""
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -17,21 +16,6 @@ from hmscatalog.metastore.model import StorageFormat
 from hmscatalog.spark import attach
 
 pytestmark = [pytest.mark.integration, pytest.mark.spark]
-
-
-@pytest.fixture(scope="module")
-def hms(spark: Any, metastore_uri: str) -> Any:
-    spark.sql("SET hive.exec.dynamic.partition.mode=nonstrict")
-    return attach(spark, uri=metastore_uri)
-
-
-@pytest.fixture
-def db(spark: Any, hms: Any, request: pytest.FixtureRequest) -> Any:
-    name = "s_" + re.sub(r"\W", "_", request.node.name.lower())[:50]
-    spark.sql(f"DROP NAMESPACE IF EXISTS hms.{name} CASCADE")
-    spark.sql(f"CREATE NAMESPACE hms.{name}")
-    yield name
-    spark.sql(f"DROP NAMESPACE IF EXISTS hms.{name} CASCADE")
 
 
 def _rows(df: Any) -> list[tuple[Any, ...]]:

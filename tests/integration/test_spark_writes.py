@@ -12,28 +12,10 @@ import pytest
 
 from hmscatalog.errors import DynamicPartitionError, MetastoreUnavailable
 from hmscatalog.metastore.client import MetastoreClient
-from hmscatalog.spark import attach
 
 pytestmark = [pytest.mark.integration, pytest.mark.spark]
 
 SCHEMA = "(a INT, b STRING) PARTITIONED BY (dt STRING, hr INT) STORED AS PARQUET"
-
-
-@pytest.fixture(scope="module")
-def hms(spark: Any, metastore_uri: str) -> Any:
-    return attach(spark, uri=metastore_uri)
-
-
-@pytest.fixture
-def db(spark: Any, hms: Any, request: pytest.FixtureRequest) -> Any:
-    name = "w_" + re.sub(r"\W", "_", request.node.name.lower())[:50]
-    spark.sql(f"DROP NAMESPACE IF EXISTS hms.{name} CASCADE")
-    spark.sql(f"CREATE NAMESPACE hms.{name}")
-    spark.sql("SET hive.exec.dynamic.partition.mode=nonstrict")
-    yield name
-    spark.sql("RESET hive.exec.dynamic.partition.mode")
-    spark.sql("RESET hive.exec.max.dynamic.partitions")
-    spark.sql(f"DROP NAMESPACE IF EXISTS hms.{name} CASCADE")
 
 
 def _rows(spark: Any, sql: str) -> list[tuple[Any, ...]]:
