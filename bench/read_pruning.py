@@ -17,13 +17,12 @@ import argparse
 import os
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-from hmscatalog.metastore import server
+from peers import peers
+
 from hmscatalog.metastore.client import MetastoreClient
-from hmscatalog.spark import attach
 
 DB = "bench_read"
 
@@ -41,20 +40,7 @@ def main() -> int:
     hours = 24
     days = (args.partitions + hours - 1) // hours
 
-    from pyspark.sql import SparkSession
-
-    work = Path(tempfile.mkdtemp(prefix="hmscatalog-bench-read-"))
-    info = server.start(port=server.free_port(), data_dir=work / "metastore")
-    spark = (SparkSession.builder.master("local[2]").appName("bench-read")
-             .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
-             .config("spark.sql.shuffle.partitions", "2")
-             .config("spark.sql.catalogImplementation", "hive")
-             .config("spark.hadoop.hive.metastore.uris", info.uri)
-             .config("spark.sql.warehouse.dir", str(work / "warehouse"))
-             .getOrCreate())
-    spark.sparkContext.setLogLevel("ERROR")
-    try:
-        hms = attach(spark, uri=info.uri)
+    with peers("read") as (work, spark, hms):
         client: MetastoreClient = hms.client
         client.create_database(DB, location=f"file:{work / 'db'}")
         spark.sql(f"CREATE TABLE spark_catalog.{DB}.t (id BIGINT, v DOUBLE, payload STRING) "
@@ -75,7 +61,7 @@ def main() -> int:
         client.add_partitions(table, [client.new_partition(table, spec.values_of(n))
                                       for n in written])
         size = _size_bytes(root)
-        print(f"metastore {info.uri}; table {DB}.t: {len(written)} partitions, "
+        print(f"metastore {hms.client.uris[0]}; table {DB}.t: {len(written)} partitions, "
               f"{size / 1e9:.2f} GB parquet, {args.rows:,} rows written in "
               f"{time.perf_counter() - began:.0f}s; {os.cpu_count()} cpus", flush=True)
 
@@ -113,9 +99,6 @@ def main() -> int:
         print(f"{'full scan, median (MB/s)':<34}{hms_tp:>10.0f}{builtin_tp:>10.0f}"
               f"{hms_tp / builtin_tp:>7.2f}x")
         print("point ratio = built-in time / hms time; scan ratio = hms / built-in throughput")
-    finally:
-        spark.stop()
-        server.stop(work / "metastore")
     return 0
 
 

@@ -14,16 +14,52 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from hmscatalog.metastore import server
-from hmscatalog.spark import attach
+from peers import peers
+
 from hmscatalog.write.commit import TableCommit
 
 DB = "bench_write"
+
+
+def _measure(args: argparse.Namespace, work: Path, spark: Any, commits: list[float]) -> None:
+    spark.sql(f"CREATE NAMESPACE hms.{DB} LOCATION 'file:{work / 'db'}'")
+    for key, value in (("hive.exec.dynamic.partition.mode", "nonstrict"),
+                       ("hive.exec.max.dynamic.partitions", str(args.partitions * 2)),
+                       ("hive.exec.max.dynamic.partitions.pernode", str(args.partitions))):
+        spark.sql(f"SET {key}={value}")
+    hours = 10
+    days = args.partitions // hours
+    spark.range(args.rows).selectExpr(
+        "id AS a", "rand(5) AS v", "sha2(CAST(id AS STRING), 256) AS payload",
+        f"CAST(date_add(DATE'2020-01-01', CAST(id % {days} AS INT)) AS STRING) AS dt",
+        f"CAST((id DIV {days}) % {hours} AS INT) AS hr",
+    ).createOrReplaceTempView("source")
+    times: dict[str, list[float]] = {"hms": [], "spark_catalog": []}
+    run = 0
+    for _ in range(args.repeat + 1):  # the first round warms up both catalogs
+        for catalog in times:
+            run += 1
+            table = f"{catalog}.{DB}.t{run}"
+            spark.sql(f"CREATE TABLE {table} (a BIGINT, v DOUBLE, payload STRING) "
+                      "PARTITIONED BY (dt STRING, hr INT) STORED AS PARQUET")
+            began = time.perf_counter()
+            spark.sql(f"INSERT INTO {table} PARTITION (dt, hr) SELECT * FROM source")
+            seconds = time.perf_counter() - began
+            partitions = spark.sql(f"SHOW PARTITIONS {table}").count()
+            assert partitions == days * hours, (table, partitions)
+            if run > 2:
+                times[catalog].append(seconds)
+            print(f"{table}: {seconds:.1f}s, {partitions} partitions", flush=True)
+    hms, builtin = statistics.median(times["hms"]), statistics.median(times["spark_catalog"])
+    print(f"\n{args.rows:,} rows into {days * hours} new partitions, median of {args.repeat}")
+    print(f"hms       {hms:7.1f} s   (commit: median {statistics.median(commits[1:]):.2f} s, "
+          f"runs {[round(c, 2) for c in commits[1:]]})")
+    print(f"built-in  {builtin:7.1f} s")
+    print(f"ratio     {builtin / hms:7.2f}x  (built-in time / hms time)")
 
 
 def main() -> int:
@@ -33,18 +69,6 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
 
-    from pyspark.sql import SparkSession
-
-    work = Path(tempfile.mkdtemp(prefix="hmscatalog-bench-write-"))
-    info = server.start(port=server.free_port(), data_dir=work / "metastore")
-    spark = (SparkSession.builder.master("local[2]").appName("bench-write")
-             .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
-             .config("spark.sql.shuffle.partitions", "2")
-             .config("spark.sql.catalogImplementation", "hive")
-             .config("spark.hadoop.hive.metastore.uris", info.uri)
-             .config("spark.sql.warehouse.dir", str(work / "warehouse"))
-             .getOrCreate())
-    spark.sparkContext.setLogLevel("ERROR")
     commits: list[float] = []
     timed_commit = TableCommit.commit
 
@@ -57,45 +81,10 @@ def main() -> int:
 
     TableCommit.commit = commit  # type: ignore[method-assign]
     try:
-        attach(spark, uri=info.uri)
-        spark.sql(f"CREATE NAMESPACE hms.{DB} LOCATION 'file:{work / 'db'}'")
-        for key, value in (("hive.exec.dynamic.partition.mode", "nonstrict"),
-                           ("hive.exec.max.dynamic.partitions", str(args.partitions * 2)),
-                           ("hive.exec.max.dynamic.partitions.pernode", str(args.partitions))):
-            spark.sql(f"SET {key}={value}")
-        hours = 10
-        days = args.partitions // hours
-        spark.range(args.rows).selectExpr(
-            "id AS a", "rand(5) AS v", "sha2(CAST(id AS STRING), 256) AS payload",
-            f"CAST(date_add(DATE'2020-01-01', CAST(id % {days} AS INT)) AS STRING) AS dt",
-            f"CAST((id DIV {days}) % {hours} AS INT) AS hr",
-        ).createOrReplaceTempView("source")
-        times: dict[str, list[float]] = {"hms": [], "spark_catalog": []}
-        run = 0
-        for _ in range(args.repeat + 1):  # the first round warms up both catalogs
-            for catalog in times:
-                run += 1
-                table = f"{catalog}.{DB}.t{run}"
-                spark.sql(f"CREATE TABLE {table} (a BIGINT, v DOUBLE, payload STRING) "
-                          "PARTITIONED BY (dt STRING, hr INT) STORED AS PARQUET")
-                began = time.perf_counter()
-                spark.sql(f"INSERT INTO {table} PARTITION (dt, hr) SELECT * FROM source")
-                seconds = time.perf_counter() - began
-                partitions = spark.sql(f"SHOW PARTITIONS {table}").count()
-                assert partitions == days * hours, (table, partitions)
-                if run > 2:
-                    times[catalog].append(seconds)
-                print(f"{table}: {seconds:.1f}s, {partitions} partitions", flush=True)
-        hms, builtin = statistics.median(times["hms"]), statistics.median(times["spark_catalog"])
-        print(f"\n{args.rows:,} rows into {days * hours} new partitions, median of {args.repeat}")
-        print(f"hms       {hms:7.1f} s   (commit: median {statistics.median(commits[1:]):.2f} s, "
-              f"runs {[round(c, 2) for c in commits[1:]]})")
-        print(f"built-in  {builtin:7.1f} s")
-        print(f"ratio     {builtin / hms:7.2f}x  (built-in time / hms time)")
+        with peers("write") as (work, spark, _hms):
+            _measure(args, work, spark, commits)
     finally:
         TableCommit.commit = timed_commit  # type: ignore[method-assign]
-        spark.stop()
-        server.stop(work / "metastore")
     return 0
 
 

@@ -1,0 +1,39 @@
+"""The setting of every benchmark of `hms` against Spark's built-in Hive catalog: one embedded
+metastore in a fresh directory, one local Spark session (2 cores) whose built-in catalog uses
+that metastore, and catalog `hms` attached to the same session and metastore."""
+
+from __future__ import annotations
+
+import contextlib
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from hmscatalog.metastore import server
+from hmscatalog.spark import attach
+
+
+@contextlib.contextmanager
+def peers(name: str) -> Iterator[tuple[Path, Any, Any]]:
+    """Yield ``(work directory, SparkSession, hms catalog)``; stop both afterwards."""
+    from pyspark.sql import SparkSession
+
+    work = Path(tempfile.mkdtemp(prefix=f"hmscatalog-bench-{name}-"))
+    info = server.start(port=server.free_port(), data_dir=work / "metastore")
+    try:
+        spark = (SparkSession.builder.master("local[2]").appName(f"bench-{name}")
+                 .config("spark.ui.enabled", "false")
+                 .config("spark.ui.showConsoleProgress", "false")
+                 .config("spark.sql.shuffle.partitions", "2")
+                 .config("spark.sql.catalogImplementation", "hive")
+                 .config("spark.hadoop.hive.metastore.uris", info.uri)
+                 .config("spark.sql.warehouse.dir", str(work / "warehouse"))
+                 .getOrCreate())
+        try:
+            spark.sparkContext.setLogLevel("ERROR")
+            yield work, spark, attach(spark, uri=info.uri)
+        finally:
+            spark.stop()
+    finally:
+        server.stop(work / "metastore")
