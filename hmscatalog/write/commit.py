@@ -10,9 +10,9 @@ Tasks write into a hidden staging directory under the table location
    statistics (numFiles, totalSize, numRows for Parquet).
 
 Every move is journaled. If any step fails (storage, metastore, a limit), the moves are undone in
-reverse order, partitions this commit registered are dropped again, and staging and trash are
-removed: the table's files and metastore state are as before the write. Only then is the error
-raised. After a successful commit the trash is deleted.
+reverse order, partitions this commit registered are dropped again, statistics it changed are
+restored, and staging and trash are removed: the table's files and metastore state are as before
+the write. Only then is the error raised. After a successful commit the trash is deleted.
 
 Partitions a commit creates become visible to readers only when the metastore registers them;
 files appended to a partition that already exists are visible once moved, one rename each.
@@ -55,6 +55,8 @@ class _Journal:
     moves: list[tuple[Path, Path]] = field(default_factory=list)  # (from, to), in order
     created_dirs: list[Path] = field(default_factory=list)
     registered: list[str] = field(default_factory=list)  # names of partitions added
+    altered: list[Partition] = field(default_factory=list)  # existing partitions, as they were
+    table_parameters: dict[str, str] | None = None  # an unpartitioned table's, as they were
 
     def move(self, source: Path, target: Path) -> None:
         os.rename(source, target)
@@ -190,9 +192,9 @@ class TableCommit:
         new = [name for name in staged if names and name not in existing]
         self._register(new, targets, journal)
         updated = [name for name in staged if name in existing]
-        self._update_statistics([existing[name] for name in updated], targets)
+        self._update_statistics([existing[name] for name in updated], targets, journal)
         if not names:
-            self._update_table_statistics(targets.get("", self._root))
+            self._update_table_statistics(targets.get("", self._root), journal)
         return CommitResult(new, updated, sum(len(f) for f in staged.values()))
 
     def _move_away(self, name: str, target: Path, journal: _Journal) -> None:
@@ -233,8 +235,8 @@ class TableCommit:
             raise
         journal.registered.extend(make_part_name(names, list(p.values)) for p in added)
 
-    def _update_statistics(self, parts: Sequence[Partition],
-                           targets: Mapping[str, Path]) -> None:
+    def _update_statistics(self, parts: Sequence[Partition], targets: Mapping[str, Path],
+                           journal: _Journal) -> None:
         if not parts:
             return
         names = self._table.partition_spec.names
@@ -243,11 +245,15 @@ class TableCommit:
             target = targets[make_part_name(names, list(part.values))]
             changed.append(replace(part, parameters={**part.parameters,
                                                      **_statistics(self._table, target)}))
+        journal.altered.extend(parts)  # before the call: a failed call may have been applied
         self._client.alter_partitions(self._table.database, self._table.name, changed)
 
-    def _update_table_statistics(self, directory: Path) -> None:
-        self._client.alter_table_parameters(self._table.database, self._table.name,
-                                            _statistics(self._table, directory))
+    def _update_table_statistics(self, directory: Path, journal: _Journal) -> None:
+        table = self._table
+        journal.table_parameters = dict(self._client.get_table(table.database,
+                                                               table.name).parameters)
+        self._client.alter_table_parameters(table.database, table.name,
+                                            _statistics(table, directory))
 
     def _undo(self, journal: _Journal) -> None:
         """Put everything back as it was; keep going past individual failures."""
@@ -269,6 +275,16 @@ class TableCommit:
                 directory.rmdir()
             except OSError as exc:
                 log.error("could not remove %s: %s", directory, exc)
+        # After the files are back: the metastore may recount them when statistics change.
+        try:
+            if journal.altered:
+                self._client.alter_partitions(table.database, table.name, journal.altered)
+            if journal.table_parameters is not None:
+                current = self._client.get_table(table.database, table.name)
+                self._client.alter_table(current.with_parameters(journal.table_parameters))
+        except HmsCatalogError as exc:
+            log.error("could not restore the statistics of %s while undoing a write: %s",
+                      table.qualified_name, exc)
         shutil.rmtree(self._trash, ignore_errors=True)
 
 

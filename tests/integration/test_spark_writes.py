@@ -324,3 +324,47 @@ def test_appends_go_to_a_partitions_stored_location(spark: Any, db: str,
     assert not (_table_root(client, db, "t") / "p=7").exists()
     assert _rows(spark, f"SELECT a, p FROM hms.{db}.t") == [(3, 7)]
     assert client.get_partition(db, "t", ["7"]).parameters["numRows"] == "1"
+
+
+def test_a_failed_statistics_update_is_undone(spark: Any, db: str, hms: Any,
+                                              client: MetastoreClient,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    spark.sql(f"CREATE TABLE hms.{db}.t {SCHEMA}")
+    spark.sql(f"CREATE TABLE hms.{db}.u (a INT) STORED AS PARQUET")
+    spark.sql(f"INSERT INTO hms.{db}.t VALUES (1, 'old', 'd', 1)")
+    spark.sql(f"INSERT INTO hms.{db}.u VALUES (1)")
+    roots = {name: _table_root(client, db, name) for name in ("t", "u")}
+    files = {name: _files(root) for name, root in roots.items()}
+    stats_before = (client.get_partition(db, "t", ["d", "1"]).parameters,
+                    client.get_table(db, "u").parameters)
+    assert stats_before[0]["numRows"] == "1" and stats_before[1]["numRows"] == "1"
+    kind = type(hms.client)
+    failures = []
+
+    def applied_then_lost(method: str) -> Any:
+        real = getattr(kind, method)
+
+        def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+            real(self, *args, **kwargs)  # the server applies the new statistics...
+            if not failures:  # ... and the first such call loses its answer
+                failures.append(method)
+                raise MetastoreUnavailable("metastore went away")
+        return call
+
+    monkeypatch.setattr(kind, "alter_partitions", applied_then_lost("alter_partitions"))
+    monkeypatch.setattr(kind, "alter_table_parameters",
+                        applied_then_lost("alter_table_parameters"))
+    with pytest.raises(Exception, match="metastore went away"):
+        spark.sql(f"INSERT INTO hms.{db}.t PARTITION (dt='d', hr=1) VALUES (2, 'new')")
+    failures.clear()
+    with pytest.raises(Exception, match="metastore went away"):
+        spark.sql(f"INSERT INTO hms.{db}.u VALUES (2)")
+    monkeypatch.undo()
+    assert {name: _files(root) for name, root in roots.items()} == files
+    stats_after = (client.get_partition(db, "t", ["d", "1"]).parameters,
+                   client.get_table(db, "u").parameters)
+    for before, after in zip(stats_before, stats_after):
+        for key in ("numFiles", "numRows", "totalSize"):
+            assert after[key] == before[key], key
+    assert _rows(spark, f"SELECT a FROM hms.{db}.t") == [(1,)]
+    assert _rows(spark, f"SELECT a FROM hms.{db}.u") == [(1,)]
