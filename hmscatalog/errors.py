@@ -75,3 +75,15 @@ class UnsupportedFormat(HmsCatalogError, ValueError):
 class DynamicPartitionError(HmsCatalogError, ValueError):
     """A write breaks Hive's dynamic-partition rules (strict mode, order, limits); nothing was
     written."""
+
+
+class StorageError(HmsCatalogError):
+    """A storage location cannot be opened or listed, or holds an unexpected layout."""
+
+
+class InvalidGlob(HmsCatalogError, ValueError):
+    """A path pattern is malformed or matches nothing."""
+
+
+class TooManyPartitions(HmsCatalogError):
+    """A scan would read or list more partitions (or make more list calls) than allowed."""

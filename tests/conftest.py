@@ -5,12 +5,15 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from hmscatalog.metastore import server
 from hmscatalog.metastore.client import MetastoreClient
+
+if TYPE_CHECKING:
+    from s3 import MotoServer
 
 
 @pytest.fixture(scope="session")
@@ -22,6 +25,24 @@ def metastore(tmp_path_factory: pytest.TempPathFactory) -> Iterator[server.Serve
         yield info
     finally:
         server.stop(data_dir)
+
+
+@pytest.fixture(scope="session")
+def moto_s3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MotoServer]:
+    """moto's S3 server for the whole session; S3 tests assert request counts on its log.
+    Imported here so that tests without S3 never need boto3."""
+    try:
+        from s3 import MotoServer, MotoStartError
+    except ImportError as exc:
+        pytest.fail(f"S3 tests need the dev dependency moto[server] (and its boto3): {exc}")
+    try:
+        s3_server = MotoServer(tmp_path_factory.mktemp("moto") / "requests.log")
+    except MotoStartError as exc:
+        pytest.fail(f"cannot start moto's S3 server (moto[server] is a dev dependency): {exc}")
+    try:
+        yield s3_server
+    finally:
+        s3_server.stop()
 
 
 @pytest.fixture(scope="session")
