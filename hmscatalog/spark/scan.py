@@ -22,6 +22,8 @@ from hmscatalog.expressions.predicates import Predicate, and_all
 from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.model import StorageFormat, Table
 from hmscatalog.partitions.codec import make_part_name
+from hmscatalog.sources.discovery import Discovery, is_enabled
+from hmscatalog.sources.discovery import select_partitions as discover_partitions
 from hmscatalog.sources.metastore import PartitionSelection, select_partitions
 from hmscatalog.spark.filters import translate, translate_v2, without_implied_not_null
 from hmscatalog.spark.jvm import JavaProxy, Jvm
@@ -43,9 +45,11 @@ class CatalogContext:
     with the partition selection, so they add no latency to a query.
     """
 
-    def __init__(self, jvm: Jvm, client: MetastoreClient) -> None:
+    def __init__(self, jvm: Jvm, client: MetastoreClient,
+                 storage_options: dict[str, str] | None = None) -> None:
         self.jvm = jvm
         self.client = client
+        self.storage_options = storage_options or {}
         self.listings = ListingCache(jvm)
         self._counter: MetastoreClient | None = None
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hms-count")
@@ -69,6 +73,11 @@ def _describe(table: Table, selection: PartitionSelection, total: Future[int] | 
     client = "yes" if selection.client_filtered else "no"
     return (f"hms {table.qualified_name} partitions={len(selection.partitions)}/{count}"
             f" (metastore filter: {sent}; client-side filter: {client})")
+
+
+def _describe_discovery(table: Table, discovery: Discovery) -> str:
+    return (f"hms {table.qualified_name} partitions={len(discovery.partitions)}/"
+            f"{discovery.listed} (discovered on storage; list calls: {discovery.list_calls})")
 
 
 class HmsScan(JavaProxy):
@@ -196,18 +205,25 @@ class HmsScanBuilder(JavaProxy):
                                 if f.columns <= self._partition_names]
         data_filters = [f.v1 for f in self._filters
                         if f.v1 is not None and not f.columns & self._partition_names]
-        if partitioned:
-            predicate = and_all(without_implied_not_null(partition_predicates))
-            total: Future[int] | None = self._context.count_later(table)
+        describe: Callable[[], str]
+        predicate = and_all(without_implied_not_null(partition_predicates))
+        if partitioned and is_enabled(table.parameters):
+            selection, discovery = discover_partitions(table, predicate,
+                                                       self._context.storage_options)
+            describe = partial(_describe_discovery, table, discovery)
+        elif partitioned:
+            total = self._context.count_later(table)
             selection = select_partitions(self._context.client, table, predicate)
+            describe = partial(_describe, table, selection, total)
         else:
-            total, selection = None, PartitionSelection([], 0, None, None, False)
+            selection = PartitionSelection([], 0, None, None, False)
+            describe = partial(_describe, table, selection, None)
         builder = self._file_scan_builder(selection)
         builder.pruneColumns(self._required)
         pushed = builder.pushDataFilters(self._jvm.array(
             self._jvm.cls("org.apache.spark.sql.sources.Filter"), data_filters))
         getattr(builder, "pushedDataFilters_$eq")(pushed)
-        return HmsScan(self._jvm, builder.build(), partial(_describe, table, selection, total))
+        return HmsScan(self._jvm, builder.build(), describe)
 
     def _file_scan_builder(self, selection: PartitionSelection) -> Any:
         """Spark's Parquet/ORC scan builder over an index of the selected partitions' stored

@@ -363,7 +363,7 @@ def test_a_failed_statistics_update_is_undone(spark: Any, db: str, hms: Any,
     assert {name: _files(root) for name, root in roots.items()} == files
     stats_after = (client.get_partition(db, "t", ["d", "1"]).parameters,
                    client.get_table(db, "u").parameters)
-    for before, after in zip(stats_before, stats_after):
+    for before, after in zip(stats_before, stats_after, strict=True):
         for key in ("numFiles", "numRows", "totalSize"):
             assert after[key] == before[key], key
     assert _rows(spark, f"SELECT a FROM hms.{db}.t") == [(1,)]

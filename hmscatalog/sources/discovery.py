@@ -1,0 +1,258 @@
+"""Partitions found on storage: a level-by-level walk of ``key=value/`` directories.
+
+The walk starts at the table's root and descends one partition column per level, in PARTITIONED
+BY order. At each level a directory is kept only while the pushed predicate, evaluated with
+three-valued logic over the values bound so far (columns below are unknown), can still be true:
+a definite "false" prunes the whole subtree, so list calls grow with the matching partitions,
+not with all of them. Values are typed by the declared column type before comparing (``007``
+equals 7 for an INT column); ``__HIVE_DEFAULT_PARTITION__`` is NULL.
+
+Where the predicate pins a STRING-family column to a few values (``=``, ``IN``), the walk does
+not list the parent at all: it goes straight to ``col=<value>`` spelt as Hive writes it (lower
+case key, Hive's escaping). Directories spelt otherwise (``DT=x``, an unescaped ``:``) are then
+not found; other types are always listed, since ``hr=07`` and ``hr=7`` both mean 7.
+
+What counts as a partition directory follows Spark's repair scan: names starting with ``_`` or
+``.`` are hidden (``_SUCCESS``, ``_temporary``, ``.hive-staging...``), a name without ``=`` is
+skipped, the name is split at the first ``=`` and both sides are unescaped. A key that does not
+match the column expected at that level is an error naming the path.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from typing import Any
+
+from hmscatalog.errors import InvalidPartitionSpec, InvalidPartitionValue, TooManyPartitions
+from hmscatalog.expressions.evaluator import TRUE, PartitionEvaluator
+from hmscatalog.expressions.narrowing import pinned_values
+from hmscatalog.expressions.predicates import Predicate
+from hmscatalog.metastore.model import Partition, Table
+from hmscatalog.partitions.codec import (
+    DEFAULT_PARTITION_NAME,
+    escape_path_name,
+    unescape_path_name,
+)
+from hmscatalog.partitions.spec import PartitionSpec
+from hmscatalog.partitions.types import format_value, parse_value
+from hmscatalog.sources.metastore import PartitionSelection
+from hmscatalog.storage.filesystems import Entry, Storage, open_storage
+
+log = logging.getLogger(__name__)
+
+PROPERTY_PREFIX = "hmscatalog.discovery."
+ENABLED = PROPERTY_PREFIX + "enabled"
+_LIST_THREADS = 16
+
+
+@dataclass(frozen=True)
+class DiscoveryLimits:
+    """How far a discovery scan may go before it warns or fails."""
+
+    warn_partitions: int = 5_000
+    max_partitions: int = 50_000
+    max_list_calls: int = 10_000
+
+    @classmethod
+    def from_properties(cls, properties: Mapping[str, str]) -> DiscoveryLimits:
+        """Limits from table properties or read options (``hmscatalog.discovery.warn-partitions``,
+        ``.max-partitions``, ``.max-list-calls``); unset ones keep their defaults."""
+        values: dict[str, int] = {}
+        for key, attribute in (("warn-partitions", "warn_partitions"),
+                               ("max-partitions", "max_partitions"),
+                               ("max-list-calls", "max_list_calls")):
+            text = properties.get(PROPERTY_PREFIX + key)
+            if text is None:
+                continue
+            try:
+                values[attribute] = int(text)
+            except ValueError:
+                raise InvalidPartitionSpec(
+                    f"property {PROPERTY_PREFIX + key} must be an integer, not {text!r}") from None
+        return cls(**values)
+
+
+def is_enabled(properties: Mapping[str, str]) -> bool:
+    return properties.get(ENABLED, "").strip().lower() == "true"
+
+
+@dataclass(frozen=True)
+class FoundPartition:
+    """A partition directory: its values as strings (``None`` for NULL) and storage path."""
+
+    values: tuple[str | None, ...]
+    path: str
+
+
+@dataclass(frozen=True)
+class Discovery:
+    """The outcome of a walk, with what EXPLAIN reports.
+
+    Attributes:
+        partitions: partition directories the predicate does not rule out, sorted by path.
+        listed: leaf partition directories seen (probed or listed) before the last pruning.
+        list_calls: directory listings made.
+    """
+
+    partitions: list[FoundPartition]
+    listed: int
+    list_calls: int
+
+
+def is_hidden(name: str) -> bool:
+    return name.startswith(("_", "."))
+
+
+def split_directory(name: str) -> tuple[str, str | None] | None:
+    """``(key, value)`` of a ``key=value`` directory name, unescaped; ``None`` for a name that
+    is not one. The value is ``None`` for ``__HIVE_DEFAULT_PARTITION__``."""
+    if is_hidden(name) or "=" not in name:
+        return None
+    key, _, value = name.partition("=")
+    text = unescape_path_name(value)
+    return unescape_path_name(key), None if text == DEFAULT_PARTITION_NAME else text
+
+
+def discover(storage: Storage, root: str, spec: PartitionSpec, predicate: Predicate,
+             limits: DiscoveryLimits = DiscoveryLimits(), where: str = "") -> Discovery:
+    """Walk ``root`` (a path in ``storage``) for the partitions of ``spec`` that ``predicate``
+    does not rule out.
+
+    Args:
+        where: names the table or read in messages (defaults to the root's URI).
+
+    Raises:
+        InvalidPartitionSpec: a directory's key is not the column expected at its level.
+        TooManyPartitions: a limit of ``limits`` was exceeded (nothing has been read).
+    """
+    where = where or storage.uri(root)
+    walk = _Walk(storage, spec, predicate, limits, where)
+    level: list[tuple[str, tuple[str | None, ...]]] = [(root.rstrip("/"), ())]
+    listed = 0
+    for depth, column in enumerate(spec.columns):
+        last = depth == len(spec) - 1
+        pinned = (pinned_values(predicate, column.name, column.type)
+                  if column.type.is_string else None)
+        if pinned is not None:
+            level = walk.probe(level, column.name, sorted(pinned), verify=last)
+        else:
+            level = walk.descend(level, depth)
+        if last:
+            listed = walk.seen
+            walk.check(len(level))
+    found = sorted((FoundPartition(values, path) for path, values in level),
+                   key=lambda p: p.path)
+    if len(found) > limits.warn_partitions:
+        log.warning("discovery of %s selected %d partitions (warning above %d)",
+                    where, len(found), limits.warn_partitions)
+    return Discovery(found if spec.columns else [], listed, storage.list_calls - walk.start)
+
+
+class _Walk:
+    def __init__(self, storage: Storage, spec: PartitionSpec, predicate: Predicate,
+                 limits: DiscoveryLimits, where: str) -> None:
+        self.storage = storage
+        self.spec = spec
+        self.predicate = predicate
+        self.limits = limits
+        self.where = where
+        self.evaluator = PartitionEvaluator(spec)
+        self.start = storage.list_calls
+        self.seen = 0
+
+    def _list_all(self, paths: list[str]) -> list[list[Entry] | None]:
+        self._check_calls(len(paths))
+        if self.storage.parallel and len(paths) > 1:
+            with ThreadPoolExecutor(min(_LIST_THREADS, len(paths))) as pool:
+                return list(pool.map(self.storage.list, paths))
+        return [self.storage.list(path) for path in paths]
+
+    def descend(self, level: list[tuple[str, tuple[str | None, ...]]],
+                depth: int) -> list[tuple[str, tuple[str | None, ...]]]:
+        column = self.spec.columns[depth]
+        kept = []
+        self.seen = 0
+        for (_, values), entries in zip(level, self._list_all([p for p, _ in level]),
+                                        strict=True):
+            for entry in entries or ():
+                if not entry.is_dir:
+                    continue
+                parts = split_directory(entry.name)
+                if parts is None:
+                    continue
+                key, value = parts
+                if key.lower() != column.name:
+                    raise InvalidPartitionSpec(
+                        f"{self.where}: directory {self.storage.uri(entry.path)} has key "
+                        f"{key!r} where partition column {column.name!r} was expected "
+                        f"(partition columns in order: {self.spec.names})")
+                self.seen += 1
+                if self._may_match((*values, value)):
+                    kept.append((entry.path, (*values, value)))
+        return kept
+
+    def probe(self, level: list[tuple[str, tuple[str | None, ...]]], column: str,
+              pinned: Iterable[Any], verify: bool) -> list[tuple[str, tuple[str | None, ...]]]:
+        """Children named after the pinned values; at the last level only those that exist."""
+        texts = [format_value(v, self.spec.column(column).type) for v in pinned]
+        candidates = [(f"{parent}/{escape_path_name(column)}={escape_path_name(text)}",
+                       (*values, text))
+                      for parent, values in level for text in texts if text]
+        candidates = [c for c in candidates if self._may_match(c[1])]
+        self.seen = len(candidates)
+        if not verify:
+            return candidates
+        return [c for c in candidates if self.storage.exists(c[0])]
+
+    def _may_match(self, strings: tuple[str | None, ...]) -> bool:
+        bound: dict[str, Any] = {}
+        for column, text in zip(self.spec.columns, strings, strict=False):
+            if text is None:
+                bound[column.name] = None
+                continue
+            try:
+                bound[column.name] = parse_value(text, column.type)
+            except InvalidPartitionValue:
+                return True  # nothing can be decided about a value that does not parse
+        return bool(self.evaluator.possible(self.predicate, bound) & TRUE)
+
+    def _check_calls(self, more: int) -> None:
+        calls = self.storage.list_calls - self.start + more
+        if calls > self.limits.max_list_calls:
+            raise TooManyPartitions(
+                f"discovery of {self.where} needs more than {self.limits.max_list_calls} list "
+                f"calls; add a filter on the partition columns {self.spec.names} or raise "
+                f"{PROPERTY_PREFIX}max-list-calls")
+
+    def check(self, count: int) -> None:
+        if count > self.limits.max_partitions:
+            raise TooManyPartitions(
+                f"discovery of {self.where} found {count} matching partitions, more than "
+                f"{self.limits.max_partitions}; add a filter on the partition columns "
+                f"{self.spec.names} or raise {PROPERTY_PREFIX}max-partitions")
+
+
+def select_partitions(table: Table, predicate: Predicate,
+                      storage_options: Mapping[str, str] | None = None,
+                      ) -> tuple[PartitionSelection, Discovery]:
+    """The partitions of a discovery table that ``predicate`` does not rule out, found under
+    its location, as metastore partitions would be (the metastore's own are not consulted).
+
+    Limits come from the table's properties.
+    """
+    if not table.location:
+        raise InvalidPartitionSpec(f"discovery table {table.qualified_name} has no location")
+    storage, root = open_storage(table.location, storage_options)
+    discovery = discover(storage, root, table.partition_spec, predicate,
+                         DiscoveryLimits.from_properties(table.parameters),
+                         where=f"table {table.qualified_name}")
+    partitions = [
+        Partition(table.database, table.name,
+                  tuple(DEFAULT_PARTITION_NAME if v is None else v for v in found.values),
+                  replace(table.storage, location=storage.uri(found.path)))
+        for found in discovery.partitions
+    ]
+    return PartitionSelection(partitions, discovery.listed, None, None, True), discovery

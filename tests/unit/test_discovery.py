@@ -1,0 +1,214 @@
+"""Discovery of partitions on local disk: pruning while listing, probing, layout rules, limits."""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hmscatalog.errors import InvalidPartitionSpec, TooManyPartitions
+from hmscatalog.expressions import PartitionEvaluator
+from hmscatalog.expressions.narrowing import pinned_values
+from hmscatalog.expressions.predicates import (
+    AlwaysTrue,
+    And,
+    Compare,
+    EqualNullSafe,
+    In,
+    IsNotNull,
+    IsNull,
+    Not,
+    Opaque,
+    Or,
+    Predicate,
+    StartsWith,
+    eq,
+)
+from hmscatalog.partitions import PartitionSpec
+from hmscatalog.partitions.types import parse_hive_type
+from hmscatalog.sources.discovery import DiscoveryLimits, discover
+from hmscatalog.storage import open_storage
+
+SPEC = PartitionSpec.of(("region", "string"), ("dt", "date"), ("hr", "int"))
+REGIONS = ["emea", "apac", None]
+DATES = ["2024-01-01", "2024-01-02", None]
+HOURS = ["0", "7", "007", "13", None]
+
+
+def _tree(root: Path, spec: PartitionSpec, values: list[tuple[str | None, ...]]) -> None:
+    for row in values:
+        parts = [f"{c.name}={v if v is not None else '__HIVE_DEFAULT_PARTITION__'}"
+                 for c, v in zip(spec.columns, row, strict=True)]
+        directory = root.joinpath(*parts)
+        directory.mkdir(parents=True, exist_ok=True)
+        (directory / "part-0.parquet").write_bytes(b"x")
+
+
+ALL = list(itertools.product(REGIONS, DATES, HOURS))
+
+
+@pytest.fixture()
+def table(tmp_path: Path) -> Path:
+    _tree(tmp_path, SPEC, ALL)
+    (tmp_path / "_SUCCESS").write_bytes(b"")
+    (tmp_path / ".hive-staging_1").mkdir()
+    (tmp_path / "_temporary").mkdir()
+    (tmp_path / "notes").mkdir()  # no '=': not a partition directory
+    return tmp_path
+
+
+def _found(root: Path, pred: Predicate, spec: PartitionSpec = SPEC,
+           **limits: int) -> tuple[list[tuple[str | None, ...]], int, int]:
+    storage, path = open_storage(str(root))
+    result = discover(storage, path, spec, pred, DiscoveryLimits(**limits))
+    assert all(Path(p.path).is_dir() for p in result.partitions)
+    return [p.values for p in result.partitions], result.listed, result.list_calls
+
+
+def _typed(row: tuple[str | None, ...]) -> dict[str, Any]:
+    return dict(zip(SPEC.names, SPEC.from_strings([v or "__HIVE_DEFAULT_PARTITION__"
+                                                   for v in row]), strict=True))
+
+
+def test_no_filter_finds_every_partition_and_skips_hidden_and_other_directories(
+        table: Path) -> None:
+    values, listed, calls = _found(table, AlwaysTrue())
+    assert sorted(values, key=repr) == sorted(ALL, key=repr)
+    assert listed == len(ALL)
+    assert calls == 1 + 3 + 9  # the root, each region, each (region, dt)
+
+
+def test_a_pinned_string_column_is_probed_without_listing_its_parent(table: Path) -> None:
+    values, listed, calls = _found(table, eq("region", "apac") & eq("hr", 7))
+    assert sorted(values, key=repr) == sorted(
+        [("apac", d, h) for d in DATES for h in ("7", "007")], key=repr)
+    assert listed == 3 * len(HOURS)  # leaf directories seen
+    assert calls == 1 + 3  # region=apac, then its three dt directories; the root never
+
+
+def test_values_are_compared_as_their_declared_type(table: Path) -> None:
+    values, _, _ = _found(table, eq("hr", 7) & eq("region", "emea")
+                          & eq("dt", dt.date(2024, 1, 2)))
+    assert sorted(values) == [("emea", "2024-01-02", "007"), ("emea", "2024-01-02", "7")]
+
+
+def test_null_partitions(table: Path) -> None:
+    values, _, _ = _found(table, IsNull("region") & IsNull("dt") & IsNull("hr"))
+    assert values == [(None, None, None)]
+    values, _, _ = _found(table, EqualNullSafe("region", None) & eq("hr", 13)
+                          & Compare("dt", ">", dt.date(2024, 1, 1)))
+    assert values == [(None, "2024-01-02", "13")]
+
+
+def test_a_probed_partition_that_does_not_exist_is_not_found(table: Path) -> None:
+    values, listed, calls = _found(
+        table, In("region", ("emea", "nowhere")) & eq("dt", dt.date(2024, 1, 1)) & eq("hr", 0))
+    assert values == [("emea", "2024-01-01", "0")]
+    assert listed == len(HOURS)
+    assert calls == 3  # region=emea, region=nowhere (missing), emea/dt=2024-01-01
+
+
+def test_a_key_out_of_order_is_an_error_naming_the_path(tmp_path: Path) -> None:
+    (tmp_path / "dt=2024-01-01" / "region=emea" / "hr=1").mkdir(parents=True)
+    with pytest.raises(InvalidPartitionSpec, match=r"dt=2024-01-01.*'dt'.*'region'"):
+        _found(tmp_path, AlwaysTrue())
+
+
+def test_escaped_names_and_unparseable_values(tmp_path: Path) -> None:
+    spec = PartitionSpec.of(("k", "string"), ("n", "int"))
+    (tmp_path / "k=a%3Ab" / "n=1").mkdir(parents=True)
+    (tmp_path / "k=a%3Ab" / "n=oops").mkdir(parents=True)
+    values, _, _ = _found(tmp_path, eq("k", "a:b") & eq("n", 1), spec)
+    assert values == [("a:b", "1"), ("a:b", "oops")]  # "oops" cannot be ruled out
+
+
+def test_limits(table: Path, caplog: pytest.LogCaptureFixture) -> None:
+    with pytest.raises(TooManyPartitions, match=r"found 45 matching partitions, more than 40"
+                                                r".*hmscatalog.discovery.max-partitions"):
+        _found(table, AlwaysTrue(), max_partitions=40)
+    with pytest.raises(TooManyPartitions, match=r"more than 5 list calls"):
+        _found(table, AlwaysTrue(), max_list_calls=5)
+    _found(table, AlwaysTrue(), warn_partitions=10)
+    assert "selected 45 partitions (warning above 10)" in caplog.text
+    assert DiscoveryLimits.from_properties(
+        {"hmscatalog.discovery.max-partitions": "7"}).max_partitions == 7
+    with pytest.raises(InvalidPartitionSpec, match="max-list-calls must be an integer"):
+        DiscoveryLimits.from_properties({"hmscatalog.discovery.max-list-calls": "many"})
+
+
+def test_pinned_values() -> None:
+    text = parse_hive_type("string")
+    number = parse_hive_type("int")
+    assert pinned_values(eq("k", "a"), "K", text) == {"a"}
+    assert pinned_values(In("k", ("a", "b", None)) & eq("x", 1), "k", text) == {"a", "b"}
+    assert pinned_values(eq("k", "a") | eq("k", "b"), "k", text) == {"a", "b"}
+    assert pinned_values(eq("k", "a") | eq("x", 1), "k", text) is None
+    assert pinned_values(In("k", ("a", "b")) & eq("k", "b"), "k", text) == {"b"}
+    assert pinned_values(Compare("k", ">", "a"), "k", text) is None
+    assert pinned_values(EqualNullSafe("k", None), "k", text) is None
+    assert pinned_values(Not(eq("k", "a")), "k", text) is None
+    assert pinned_values(eq("n", "07"), "n", number) == {7}
+    assert pinned_values(eq("n", 1.5), "n", number) is None  # 1.5 = n cannot be a set of ints
+
+
+# -- every operator, over every column type: discovery equals filtering all partitions --------
+
+_LITERALS = {
+    "region": st.sampled_from(["emea", "apac", "zz", "", None]),
+    "dt": st.sampled_from([dt.date(2024, 1, 1), dt.date(2024, 1, 2), "2024-01-02", None]),
+    "hr": st.sampled_from([0, 7, 13, "07", 100, None]),
+}
+
+
+@st.composite
+def _leaf(draw: st.DrawFn) -> Predicate:
+    column = draw(st.sampled_from(SPEC.names))
+    literal = _LITERALS[column]
+    kind = draw(st.sampled_from(["cmp", "in", "null", "notnull", "nullsafe", "starts",
+                                 "opaque"]))
+    if kind == "cmp":
+        return Compare(column, draw(st.sampled_from(["=", "<>", "<", "<=", ">", ">="])),
+                       draw(literal))
+    if kind == "in":
+        return In(column, tuple(draw(st.lists(literal, min_size=1, max_size=3))))
+    if kind == "null":
+        return IsNull(column)
+    if kind == "notnull":
+        return IsNotNull(column)
+    if kind == "nullsafe":
+        return EqualNullSafe(column, draw(literal))
+    if kind == "starts":
+        return StartsWith(column, draw(st.sampled_from(["e", "ap", "2024-01-0"])))
+    return Opaque("udf(x)")
+
+
+_PREDICATES = st.recursive(
+    _leaf(), lambda inner: st.one_of(st.builds(And, inner, inner), st.builds(Or, inner, inner),
+                                     st.builds(Not, inner)), max_leaves=5)
+
+
+@settings(max_examples=300, deadline=None)
+@given(pred=_PREDICATES)
+def test_discovery_keeps_exactly_what_full_evaluation_keeps(pred: Predicate,
+                                                            tmp_path_factory: Any) -> None:
+    root = _shared_tree(tmp_path_factory)
+    evaluator = PartitionEvaluator(SPEC)
+    expected = sorted((row for row in ALL
+                       if evaluator.possible(pred, _typed(row)) & 1), key=repr)
+    values, _, _ = _found(root, pred)
+    assert sorted(values, key=repr) == expected
+
+
+_TREES: dict[str, Path] = {}
+
+
+def _shared_tree(factory: Any) -> Path:
+    if "tree" not in _TREES:
+        _TREES["tree"] = factory.mktemp("tree")
+        _tree(_TREES["tree"], SPEC, ALL)
+    return _TREES["tree"]
