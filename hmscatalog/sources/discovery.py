@@ -117,19 +117,22 @@ def split_directory(name: str) -> tuple[str, str | None] | None:
 
 
 def discover(storage: Storage, root: str, spec: PartitionSpec, predicate: Predicate,
-             limits: DiscoveryLimits = DiscoveryLimits(), where: str = "") -> Discovery:
+             limits: DiscoveryLimits = DiscoveryLimits(), where: str = "",
+             skip_bad_keys: bool = False) -> Discovery:
     """Walk ``root`` (a path in ``storage``) for the partitions of ``spec`` that ``predicate``
     does not rule out.
 
     Args:
         where: names the table or read in messages (defaults to the root's URI).
+        skip_bad_keys: skip, with a warning, a directory whose key is not the expected column
+            (Spark's repair does) instead of failing.
 
     Raises:
         InvalidPartitionSpec: a directory's key is not the column expected at its level.
         TooManyPartitions: a limit of ``limits`` was exceeded (nothing has been read).
     """
     where = where or storage.uri(root)
-    walk = _Walk(storage, spec, predicate, limits, where)
+    walk = _Walk(storage, spec, predicate, limits, where, skip_bad_keys)
     level: list[tuple[str, tuple[str | None, ...]]] = [(root.rstrip("/"), ())]
     listed = 0
     for depth, column in enumerate(spec.columns):
@@ -153,8 +156,9 @@ def discover(storage: Storage, root: str, spec: PartitionSpec, predicate: Predic
 
 class _Walk:
     def __init__(self, storage: Storage, spec: PartitionSpec, predicate: Predicate,
-                 limits: DiscoveryLimits, where: str) -> None:
+                 limits: DiscoveryLimits, where: str, skip_bad_keys: bool) -> None:
         self.storage = storage
+        self.skip_bad_keys = skip_bad_keys
         self.spec = spec
         self.predicate = predicate
         self.limits = limits
@@ -185,10 +189,13 @@ class _Walk:
                     continue
                 key, value = parts
                 if key.lower() != column.name:
-                    raise InvalidPartitionSpec(
-                        f"{self.where}: directory {self.storage.uri(entry.path)} has key "
-                        f"{key!r} where partition column {column.name!r} was expected "
-                        f"(partition columns in order: {self.spec.names})")
+                    message = (f"{self.where}: directory {self.storage.uri(entry.path)} has key "
+                               f"{key!r} where partition column {column.name!r} was expected "
+                               f"(partition columns in order: {self.spec.names})")
+                    if not self.skip_bad_keys:
+                        raise InvalidPartitionSpec(message)
+                    log.warning("skipping %s", message)
+                    continue
                 self.seen += 1
                 if self._may_match((*values, value)):
                     kept.append((entry.path, (*values, value)))

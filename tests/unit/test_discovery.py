@@ -212,3 +212,14 @@ def _shared_tree(factory: Any) -> Path:
         _TREES["tree"] = factory.mktemp("tree")
         _tree(_TREES["tree"], SPEC, ALL)
     return _TREES["tree"]
+
+
+def test_repair_mode_skips_a_key_out_of_order(tmp_path: Path,
+                                              caplog: pytest.LogCaptureFixture) -> None:
+    spec = PartitionSpec.of(("dt", "string"), ("hr", "int"))
+    (tmp_path / "hr=1" / "dt=x").mkdir(parents=True)
+    (tmp_path / "dt=x" / "hr=1").mkdir(parents=True)
+    storage, path = open_storage(str(tmp_path))
+    found = discover(storage, path, spec, AlwaysTrue(), skip_bad_keys=True)
+    assert [p.values for p in found.partitions] == [("x", "1")]
+    assert "has key 'hr' where partition column 'dt' was expected" in caplog.text
