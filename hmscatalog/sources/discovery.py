@@ -40,6 +40,7 @@ from hmscatalog.partitions.spec import PartitionSpec
 from hmscatalog.partitions.types import format_value, parse_value
 from hmscatalog.sources.metastore import PartitionSelection
 from hmscatalog.storage.filesystems import Entry, Storage, open_storage
+from hmscatalog.storage.globs import Glob, State, compile_below
 
 log = logging.getLogger(__name__)
 
@@ -81,10 +82,12 @@ def is_enabled(properties: Mapping[str, str]) -> bool:
 
 @dataclass(frozen=True)
 class FoundPartition:
-    """A partition directory: its values as strings (``None`` for NULL) and storage path."""
+    """A partition directory: its values as strings (``None`` for NULL) and storage path;
+    ``files`` lists the data files to read when a glob picked files within the directory."""
 
     values: tuple[str | None, ...]
     path: str
+    files: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -116,9 +119,15 @@ def split_directory(name: str) -> tuple[str, str | None] | None:
     return unescape_path_name(key), None if text == DEFAULT_PARTITION_NAME else text
 
 
+# A directory on the way down: its path, the values bound so far, and where a glob stands
+# (``None`` once the glob has matched the whole path, or when there is none).
+_Item = tuple[str, tuple[str | None, ...], State | None]
+
+
 def discover(storage: Storage, root: str, spec: PartitionSpec, predicate: Predicate,
              limits: DiscoveryLimits = DiscoveryLimits(), where: str = "",
-             skip_bad_keys: bool = False) -> Discovery:
+             skip_bad_keys: bool = False, glob: Glob | None = None,
+             with_files: bool = False) -> Discovery:
     """Walk ``root`` (a path in ``storage``) for the partitions of ``spec`` that ``predicate``
     does not rule out.
 
@@ -126,6 +135,10 @@ def discover(storage: Storage, root: str, spec: PartitionSpec, predicate: Predic
         where: names the table or read in messages (defaults to the root's URI).
         skip_bad_keys: skip, with a warning, a directory whose key is not the expected column
             (Spark's repair does) instead of failing.
+        glob: a pattern below ``root`` the paths must match as well: its first segments match
+            the partition levels; one more segment selects files in the partition directories.
+        with_files: list every selected partition directory and name its visible files
+            (``FoundPartition.files``); directories without any are dropped.
 
     Raises:
         InvalidPartitionSpec: a directory's key is not the column expected at its level.
@@ -133,25 +146,43 @@ def discover(storage: Storage, root: str, spec: PartitionSpec, predicate: Predic
     """
     where = where or storage.uri(root)
     walk = _Walk(storage, spec, predicate, limits, where, skip_bad_keys)
-    level: list[tuple[str, tuple[str | None, ...]]] = [(root.rstrip("/"), ())]
+    level: list[_Item] = [(root.rstrip("/"), (), glob.start() if glob else None)]
     listed = 0
     for depth, column in enumerate(spec.columns):
         last = depth == len(spec) - 1
         pinned = (pinned_values(predicate, column.name, column.type)
                   if column.type.is_string else None)
         if pinned is not None:
-            level = walk.probe(level, column.name, sorted(pinned), verify=last)
+            level = walk.probe(level, column.name, sorted(pinned),
+                               verify=last and not with_files)
         else:
             level = walk.descend(level, depth)
         if last:
             listed = walk.seen
             walk.check(len(level))
-    found = sorted((FoundPartition(values, path) for path, values in level),
+    found = sorted(walk.leaves(level, with_files) if spec.columns else [],
                    key=lambda p: p.path)
     if len(found) > limits.warn_partitions:
         log.warning("discovery of %s selected %d partitions (warning above %d)",
                     where, len(found), limits.warn_partitions)
-    return Discovery(found if spec.columns else [], listed, storage.list_calls - walk.start)
+    return Discovery(found, listed, storage.list_calls - walk.start)
+
+
+def _step(state: State | None, name: str) -> tuple[bool, State | None]:
+    """Whether a child called ``name`` may match the glob, and the glob's state there."""
+    if state is None:
+        return True, None
+    after = state.step(name)
+    if after is None:
+        return False, None
+    return True, None if after.accepts else after
+
+
+def _is_data_file(name: str, state: State | None) -> bool:
+    if state is None:
+        return not is_hidden(name)
+    after = state.step(name)
+    return after is not None and after.accepts
 
 
 class _Walk:
@@ -174,13 +205,12 @@ class _Walk:
                 return list(pool.map(self.storage.list, paths))
         return [self.storage.list(path) for path in paths]
 
-    def descend(self, level: list[tuple[str, tuple[str | None, ...]]],
-                depth: int) -> list[tuple[str, tuple[str | None, ...]]]:
+    def descend(self, level: list[_Item], depth: int) -> list[_Item]:
         column = self.spec.columns[depth]
-        kept = []
+        kept: list[_Item] = []
         self.seen = 0
-        for (_, values), entries in zip(level, self._list_all([p for p, _ in level]),
-                                        strict=True):
+        for (_, values, state), entries in zip(level, self._list_all([p for p, _, _ in level]),
+                                               strict=True):
             for entry in entries or ():
                 if not entry.is_dir:
                     continue
@@ -196,23 +226,46 @@ class _Walk:
                         raise InvalidPartitionSpec(message)
                     log.warning("skipping %s", message)
                     continue
+                matches, after = _step(state, entry.name)
+                if not matches:
+                    continue
                 self.seen += 1
                 if self._may_match((*values, value)):
-                    kept.append((entry.path, (*values, value)))
+                    kept.append((entry.path, (*values, value), after))
         return kept
 
-    def probe(self, level: list[tuple[str, tuple[str | None, ...]]], column: str,
-              pinned: Iterable[Any], verify: bool) -> list[tuple[str, tuple[str | None, ...]]]:
+    def probe(self, level: list[_Item], column: str, pinned: Iterable[Any],
+              verify: bool) -> list[_Item]:
         """Children named after the pinned values; at the last level only those that exist."""
         texts = [format_value(v, self.spec.column(column).type) for v in pinned]
-        candidates = [(f"{parent}/{escape_path_name(column)}={escape_path_name(text)}",
-                       (*values, text))
-                      for parent, values in level for text in texts if text]
-        candidates = [c for c in candidates if self._may_match(c[1])]
+        candidates: list[_Item] = []
+        for parent, values, state in level:
+            for text in texts:
+                if not text:
+                    continue
+                name = f"{escape_path_name(column)}={escape_path_name(text)}"
+                matches, after = _step(state, name)
+                if matches and self._may_match((*values, text)):
+                    candidates.append((f"{parent}/{name}", (*values, text), after))
         self.seen = len(candidates)
         if not verify:
             return candidates
-        return [c for c in candidates if self.storage.exists(c[0])]
+        return [c for c in candidates if c[2] is not None or self.storage.exists(c[0])]
+
+    def leaves(self, level: list[_Item], with_files: bool) -> list[FoundPartition]:
+        """The partitions of the last level. Where a glob still has a segment to match (or
+        ``with_files``), each directory is listed for its files, and dropped if it has none."""
+        found = [FoundPartition(values, path) for path, values, state in level
+                 if state is None and not with_files]
+        listed = [(path, values, state) for path, values, state in level
+                  if state is not None or with_files]
+        listings = self._list_all([path for path, _, _ in listed]) if listed else []
+        for (path, values, state), entries in zip(listed, listings, strict=True):
+            files = tuple(entry.path for entry in entries or ()
+                          if not entry.is_dir and _is_data_file(entry.name, state))
+            if files:
+                found.append(FoundPartition(values, path, files))
+        return found
 
     def _may_match(self, strings: tuple[str | None, ...]) -> bool:
         bound: dict[str, Any] = {}
@@ -242,24 +295,43 @@ class _Walk:
                 f"{self.spec.names} or raise {PROPERTY_PREFIX}max-partitions")
 
 
-def select_partitions(table: Table, predicate: Predicate,
-                      storage_options: Mapping[str, str] | None = None,
-                      ) -> tuple[PartitionSelection, Discovery]:
-    """The partitions of a discovery table that ``predicate`` does not rule out, found under
-    its location, as metastore partitions would be (the metastore's own are not consulted).
+GLOB = PROPERTY_PREFIX + "glob"
 
-    Limits come from the table's properties.
+
+@dataclass(frozen=True)
+class DiscoveredSelection:
+    """The partitions of a discovery table as metastore partitions would be, the walk that
+    found them, and the files to read where a glob picked files (partition location → URIs)."""
+
+    selection: PartitionSelection
+    discovery: Discovery
+    files: dict[str, list[str]]
+
+
+def select_partitions(table: Table, predicate: Predicate,
+                      storage_options: Mapping[str, str] | None = None) -> DiscoveredSelection:
+    """The partitions of a discovery table that ``predicate`` does not rule out, found under
+    its location (the metastore's own partitions are not consulted).
+
+    Limits come from the table's properties, and so does an optional glob below the location
+    (``hmscatalog.discovery.glob``, as path reads set it).
     """
     if not table.location:
         raise InvalidPartitionSpec(f"discovery table {table.qualified_name} has no location")
     storage, root = open_storage(table.location, storage_options)
+    relative = table.parameters.get(GLOB)
     discovery = discover(storage, root, table.partition_spec, predicate,
                          DiscoveryLimits.from_properties(table.parameters),
-                         where=f"table {table.qualified_name}")
-    partitions = [
-        Partition(table.database, table.name,
-                  tuple(DEFAULT_PARTITION_NAME if v is None else v for v in found.values),
-                  replace(table.storage, location=storage.uri(found.path)))
-        for found in discovery.partitions
-    ]
-    return PartitionSelection(partitions, discovery.listed, None, None, True), discovery
+                         where=f"table {table.qualified_name}",
+                         glob=compile_below(root, relative) if relative else None)
+    partitions, files = [], {}
+    for found in discovery.partitions:
+        location = storage.uri(found.path)
+        partitions.append(Partition(
+            table.database, table.name,
+            tuple(DEFAULT_PARTITION_NAME if v is None else v for v in found.values),
+            replace(table.storage, location=location)))
+        if found.files is not None:
+            files[location] = [storage.uri(path) for path in found.files]
+    selection = PartitionSelection(partitions, discovery.listed, None, None, True)
+    return DiscoveredSelection(selection, discovery, files)

@@ -1,5 +1,7 @@
-"""Spark integration: the ``hms`` catalog. The only package that imports pyspark and py4j."""
+"""Spark integration: the ``hms`` catalog and path reads. The only package that imports pyspark
+and py4j."""
 
 from hmscatalog.spark.attach import attach
+from hmscatalog.spark.paths import read_partitioned
 
-__all__ = ["attach"]
+__all__ = ["attach", "read_partitioned"]

@@ -22,6 +22,28 @@ def _conf(spark: Any, name: str, key: str) -> str | None:
     return None
 
 
+def proxy_jvm(spark: Any) -> Jvm:
+    """The session's JVM, ready for Python objects that implement Java interfaces (one per
+    session, so that what it resolves once is kept)."""
+    from pyspark.java_gateway import ensure_callback_server_started
+
+    jvm: Jvm | None = getattr(spark, "_hmscatalog_jvm", None)
+    if jvm is None or jvm.jsession is not spark._jsparkSession:
+        jvm = Jvm(spark)
+        ensure_callback_server_started(jvm.gateway)
+        jvm.gateway.python_parameters.propagate_java_exceptions = True
+        spark._hmscatalog_jvm = jvm
+    return jvm
+
+
+def storage_options(spark: Any, name: str | None = None) -> dict[str, str]:
+    """S3 settings from the Spark conf: ``spark.hmscatalog[.<name>].s3.endpoint``, ``.region``,
+    ``.access-key-id``, ``.secret-access-key``, ``.session-token``."""
+    keys = ("endpoint", "region", "access-key-id", "secret-access-key", "session-token")
+    found = {f"s3.{key}": _conf(spark, name or "", f"s3.{key}") for key in keys}
+    return {key: value for key, value in found.items() if value}
+
+
 def attach(spark: Any, name: str = "hms", uri: str | None = None,
            timeout_s: float | None = None) -> HmsCatalog:
     """Make a Hive Metastore available to ``spark.sql`` as catalog ``name``.
@@ -36,19 +58,14 @@ def attach(spark: Any, name: str = "hms", uri: str | None = None,
     Raises:
         InvalidUri: when no URI is given or configured, or it is malformed.
     """
-    from pyspark.java_gateway import ensure_callback_server_started
-
     uri = uri or _conf(spark, name, "uri")
     if not uri:
         raise InvalidUri(f"no metastore URI for catalog {name!r}: pass uri= or set "
                          f"{CONF_PREFIX}.{name}.uri (or {CONF_PREFIX}.uri)")
     timeout = timeout_s or float(_conf(spark, name, "timeout") or 600)
     client = MetastoreClient(uri, timeout_s=timeout)
-    jvm = Jvm(spark)
-    gateway = jvm.gateway
-    ensure_callback_server_started(gateway)
-    gateway.python_parameters.propagate_java_exceptions = True
-    catalog = HmsCatalog(jvm, client, name)
+    jvm = proxy_jvm(spark)
+    catalog = HmsCatalog(jvm, client, name, storage_options(spark, name))
     manager = jvm.jsession.sessionState().catalogManager()
     field = manager.getClass().getDeclaredField("catalogs")
     field.setAccessible(True)

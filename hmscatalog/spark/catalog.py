@@ -34,11 +34,12 @@ class HmsCatalog(JavaProxy):
     class Java:
         implements = [f"{CATALOG_PKG}.TableCatalog", f"{CATALOG_PKG}.SupportsNamespaces"]
 
-    def __init__(self, jvm: Jvm, client: MetastoreClient, name: str) -> None:
+    def __init__(self, jvm: Jvm, client: MetastoreClient, name: str,
+                 storage_options: dict[str, str] | None = None) -> None:
         self._jvm = jvm
         self.client = client
         self._name = name
-        self._context = CatalogContext(jvm, client)
+        self._context = CatalogContext(jvm, client, storage_options)
 
     # -- CatalogPlugin ---------------------------------------------------------------------
 

@@ -12,7 +12,7 @@ Spark, which evaluates it again above the scan, so pruning never changes a resul
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
 from typing import Any, NamedTuple
@@ -45,19 +45,25 @@ class CatalogContext:
     with the partition selection, so they add no latency to a query.
     """
 
-    def __init__(self, jvm: Jvm, client: MetastoreClient,
-                 storage_options: dict[str, str] | None = None) -> None:
+    def __init__(self, jvm: Jvm, client: MetastoreClient | None,
+                 storage_options: Mapping[str, str] | None = None) -> None:
         self.jvm = jvm
-        self.client = client
-        self.storage_options = storage_options or {}
+        self.client = client  # None for path reads, which have no metastore
+        self.storage_options = dict(storage_options or {})
         self.listings = ListingCache(jvm)
         self._counter: MetastoreClient | None = None
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hms-count")
 
+    @property
+    def metastore(self) -> MetastoreClient:
+        if self.client is None:
+            raise HmsCatalogError("a path read has no metastore")
+        return self.client
+
     def count_later(self, table: Table) -> Future[int]:
         """Start counting ``table``'s partitions; the future holds the count."""
         if self._counter is None:
-            self._counter = MetastoreClient(self.client.uris)
+            self._counter = MetastoreClient(self.metastore.uris)
         return self._pool.submit(self._counter.count_partitions, table.database, table.name)
 
 
@@ -207,34 +213,39 @@ class HmsScanBuilder(JavaProxy):
                         if f.v1 is not None and not f.columns & self._partition_names]
         describe: Callable[[], str]
         predicate = and_all(without_implied_not_null(partition_predicates))
+        files: dict[str, list[str]] = {}
         if partitioned and is_enabled(table.parameters):
-            selection, discovery = discover_partitions(table, predicate,
-                                                       self._context.storage_options)
-            describe = partial(_describe_discovery, table, discovery)
+            found = discover_partitions(table, predicate, self._context.storage_options)
+            selection, files = found.selection, found.files
+            describe = partial(_describe_discovery, table, found.discovery)
         elif partitioned:
             total = self._context.count_later(table)
-            selection = select_partitions(self._context.client, table, predicate)
+            selection = select_partitions(self._context.metastore, table, predicate)
             describe = partial(_describe, table, selection, total)
         else:
             selection = PartitionSelection([], 0, None, None, False)
             describe = partial(_describe, table, selection, None)
-        builder = self._file_scan_builder(selection)
+        builder = self._file_scan_builder(selection, files)
         builder.pruneColumns(self._required)
         pushed = builder.pushDataFilters(self._jvm.array(
             self._jvm.cls("org.apache.spark.sql.sources.Filter"), data_filters))
         getattr(builder, "pushedDataFilters_$eq")(pushed)
         return HmsScan(self._jvm, builder.build(), describe)
 
-    def _file_scan_builder(self, selection: PartitionSelection) -> Any:
+    def _file_scan_builder(self, selection: PartitionSelection,
+                           files: dict[str, list[str]]) -> Any:
         """Spark's Parquet/ORC scan builder over an index of the selected partitions' stored
-        locations, each with its metastore values, typed by the declared partition columns."""
+        locations, each with its metastore values, typed by the declared partition columns.
+        Where ``files`` names a partition's files, only those are read."""
         jvm = self._jvm
         table = self._table
         partition_schema = jvm.struct_type(table.partition_keys)
         if table.partition_keys:
             locations = [part.location or "" for part in selection.partitions]
-            paths = jvm.hadoop_paths(locations)
-            spec = self._partition_spec(selection, paths, partition_schema)
+            spec = self._partition_spec(selection, jvm.hadoop_paths(locations),
+                                        partition_schema)
+            paths = jvm.hadoop_paths([path for location in locations
+                                      for path in files.get(location, [location])])
         else:
             locations = [table.location or ""]
             paths = jvm.hadoop_paths(locations)

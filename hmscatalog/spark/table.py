@@ -105,7 +105,7 @@ class HmsTable(JavaProxy):
         return str(self._jvm.spark.conf.get("spark.sql.session.timeZone"))
 
     def _client(self) -> Any:
-        return self._context.client
+        return self._context.metastore
 
     def partitionSchema(self) -> Any:
         return self._jvm.struct_type(self.table.partition_keys)

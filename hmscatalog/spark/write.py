@@ -170,7 +170,7 @@ class HmsBatchWrite(JavaProxy):
         self._settings = DynamicPartitionSettings.from_conf(self._conf_value)
         stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%d%H%M%S")
         self._write_id = f"{stamp}-{uuid.uuid4().hex[:12]}"
-        self._commit = TableCommit(context.client, table, self._write_id)
+        self._commit = TableCommit(context.metastore, table, self._write_id)
         self._job, self._committer, self._factory = self._setup(info)
 
     def _conf_value(self, key: str) -> str | None:

@@ -145,6 +145,17 @@ def compile_glob(pattern: str) -> Glob:
     return Glob(pattern, root + "/".join(names[:first]), segments)
 
 
+def compile_below(root: str, relative: str) -> Glob:
+    """A pattern over the levels below the literal directory ``root``: every segment of
+    ``relative`` (literal or not) matches one level, so a walk from ``root`` can follow it."""
+    pattern = f"{root.rstrip('/')}/{relative}"
+    _check_braces(pattern)
+    names = [name for name in relative.split("/") if name]
+    if not names:
+        raise _invalid(pattern, "it names no path segment below its root")
+    return Glob(pattern, root.rstrip("/") or "/", tuple(_segment(pattern, n) for n in names))
+
+
 def expand(storage: Storage, pattern: str) -> list[Entry]:
     """The entries (files and directories) under ``storage`` that ``pattern`` matches, sorted by
     path; :class:`InvalidGlob` if there is none.

@@ -1,0 +1,136 @@
+"""``read_partitioned``: a DataFrame over ``key=value`` directories, pruned while listing.
+
+The read is a discovery table that lives only in the DataFrame's plan: a :class:`PathTable`
+(read-only) handed straight to Spark as a V2 relation, so Spark pushes the query's filters into
+the same scan builder as ``hms`` tables, and its own Parquet/ORC scan reads the chosen
+directories. No metastore is involved.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from hmscatalog.errors import StorageError
+from hmscatalog.metastore.model import EXTERNAL_TABLE, Storage, StorageFormat, Table
+from hmscatalog.sources.discovery import ENABLED, GLOB, PROPERTY_PREFIX
+from hmscatalog.sources.paths import HivePartitioning, PathLayout, plan_path_read
+from hmscatalog.spark.attach import proxy_jvm, storage_options
+from hmscatalog.spark.jvm import CATALOG_PKG, Jvm
+from hmscatalog.spark.scan import CatalogContext
+from hmscatalog.spark.table import HmsTable
+from hmscatalog.storage.globs import expand
+
+_FORMATS = {"parquet": StorageFormat.PARQUET, "orc": StorageFormat.ORC}
+PATH_DATABASE = "path"
+
+
+class PathTable(HmsTable):
+    """Files under a path, read like a discovery table; it cannot be written."""
+
+    class Java:
+        implements = [f"{CATALOG_PKG}.SupportsRead"]
+
+    def capabilities(self) -> Any:
+        capability = self._jvm.cls(f"{CATALOG_PKG}.TableCapability")
+        return self._jvm.once("path-capabilities",
+                              lambda: self._jvm.hash_set([capability.BATCH_READ]))
+
+
+def read_partitioned(spark: Any, path: str, format: str = "parquet",
+                     hive_partitioning: HivePartitioning = "auto",
+                     hive_types: Mapping[str, str] | None = None,
+                     hive_types_autocast: bool = True,
+                     options: Mapping[str, str] | None = None) -> Any:
+    """A DataFrame over the files at ``path``, with ``key=value`` directories as columns.
+
+    Args:
+        path: a directory, ``file:`` or ``s3://`` URI, or a glob (``*``, ``**``, ``?``,
+            ``{a,b}``, ``{N..M}``) over directories and, last, file names.
+        format: ``parquet`` or ``orc``.
+        hive_partitioning: ``"auto"`` makes ``key=value`` directories columns when there are
+            any; ``True`` requires them; ``False`` ignores them (their files are still read).
+        hive_types: partition column → Hive type; these win over inference.
+        hive_types_autocast: infer BIGINT, DOUBLE, DATE or TIMESTAMP from sampled values
+            (see :mod:`hmscatalog.partitions.inference`); otherwise STRING.
+        options: S3 settings (``s3.endpoint``, ``s3.region``, ``s3.access-key-id``,
+            ``s3.secret-access-key``) over those of the Spark conf (``spark.hmscatalog.s3.*``),
+            and discovery limits (``hmscatalog.discovery.max-partitions``...).
+    """
+    fmt = _FORMATS.get(format.lower())
+    if fmt is None:
+        raise ValueError(f"read_partitioned reads parquet or orc, not {format!r}")
+    settings = {**storage_options(spark), **(options or {})}
+    layout = plan_path_read(path, format.lower(), hive_partitioning, hive_types,
+                            hive_types_autocast, settings)
+    parameters = {ENABLED: "true", **{k: v for k, v in settings.items()
+                                      if k.startswith(PROPERTY_PREFIX)}}
+    if layout.relative:
+        parameters[GLOB] = layout.relative
+    root = layout.storage.uri(layout.root)
+    jvm = proxy_jvm(spark)
+    native = _spark_can_open(jvm, layout.storage.scheme)
+    if not layout.partition_keys:
+        return _unpartitioned(spark, path, format.lower(), layout, native)
+    if not native:
+        return _through_pyarrow(spark, path, root, format.lower(), layout, settings)
+    table = Table(PATH_DATABASE, path, tuple(layout.columns), tuple(layout.partition_keys),
+                  Storage.of(fmt, root), EXTERNAL_TABLE, parameters)
+    context = jvm.once("path-read-context", lambda: CatalogContext(jvm, None, settings))
+    if context.storage_options != settings:
+        context = CatalogContext(jvm, None, settings)
+    return _dataframe(spark, jvm, PathTable(context, table))
+
+
+def _dataframe(spark: Any, jvm: Jvm, table: PathTable) -> Any:
+    from pyspark.sql import DataFrame
+
+    relation = jvm.scala_object(
+        "org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation"
+    ).create(table, jvm.none(), jvm.none())
+    return DataFrame(jvm.scala_object("org.apache.spark.sql.classic.Dataset").ofRows(
+        jvm.jsession, relation), spark)
+
+
+def _spark_can_open(jvm: Jvm, scheme: str) -> bool:
+    """Whether Spark's Hadoop file systems include ``scheme`` (``s3a`` needs hadoop-aws)."""
+    if scheme == "file":
+        return True
+    from py4j.protocol import Py4JJavaError
+
+    conf = jvm.jsession.sessionState().newHadoopConf()
+    try:
+        jvm.cls("org.apache.hadoop.fs.FileSystem").getFileSystemClass(scheme, conf)
+    except Py4JJavaError:  # UnsupportedFileSystemException: no file system for the scheme
+        return False
+    return True
+
+
+def _through_pyarrow(spark: Any, path: str, root: str, file_format: str, layout: PathLayout,
+                     settings: Mapping[str, str]) -> Any:
+    from hmscatalog.spark import arrow_source
+
+    if not getattr(spark, "_hmscatalog_arrow_source", False):
+        spark.dataSource.register(arrow_source.PartitionedFilesSource)
+        spark._hmscatalog_arrow_source = True
+    spark.conf.set("spark.sql.python.filterPushdown.enabled", "true")
+    options = arrow_source.source_options(
+        root, layout.relative, file_format, f"read of {path}",
+        [(c.name, c.type) for c in layout.columns],
+        [(c.name, c.type) for c in layout.partition_keys], settings)
+    return spark.read.format(arrow_source.NAME).options(**options).load()
+
+
+def _unpartitioned(spark: Any, path: str, file_format: str, layout: PathLayout,
+                   native: bool) -> Any:
+    """Every file the path or glob stands for, without partition columns (Spark's own
+    recursive file listing; nothing to prune)."""
+    if not native:
+        raise StorageError(f"read of {path}: without partition columns, Spark must be able to "
+                           f"open {layout.storage.scheme}:// itself (add hadoop-aws for s3a)")
+    storage = layout.storage
+    if layout.glob is None:
+        paths = [storage.uri(layout.root)]
+    else:
+        paths = [storage.uri(entry.path) for entry in expand(storage, layout.glob.pattern)]
+    return spark.read.format(file_format).option("recursiveFileLookup", "true").load(paths)

@@ -1,0 +1,129 @@
+"""read_partitioned: path reads that prune while listing, on local disk and on moto S3."""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hmscatalog.spark import read_partitioned
+
+pytestmark = [pytest.mark.integration, pytest.mark.spark]
+
+
+def _rows(df: Any) -> list[tuple[Any, ...]]:
+    return sorted((tuple(r) for r in df.collect()), key=repr)
+
+
+def _scan_text(df: Any) -> str:
+    return str(df._jdf.queryExecution().executedPlan().toString())
+
+
+@pytest.fixture(scope="module")
+def layout(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """dt (dates) / hr (ints) directories as Spark writes them, plus a month=01 level table."""
+    root = tmp_path_factory.mktemp("paths") / "events"
+    (spark.range(120)
+     .selectExpr("id AS a", "concat('v', id) AS b", "concat('2024-01-0', id % 3 + 1) AS dt",
+                 "CAST(id % 4 AS INT) AS hr")
+     .write.partitionBy("dt", "hr").parquet(str(root)))
+    return root
+
+
+def test_reads_prune_while_listing_and_match_spark(spark: Any, layout: Path) -> None:
+    df = read_partitioned(spark, str(layout))
+    assert df.schema.simpleString() == "struct<a:bigint,b:string,dt:date,hr:bigint>"
+    theirs = spark.read.parquet(str(layout))  # Spark infers dt DATE and hr INT
+    for where, figures in [("dt = DATE'2024-01-02' AND hr = 1", "1/4"),
+                           ("hr >= 2", "6/12"), ("dt > DATE'2024-01-01' AND b LIKE 'v1%'", "8/8"),
+                           ("hr = 9", "0/12")]:
+        ours = df.where(where)
+        assert _rows(ours) == _rows(theirs.where(where).selectExpr(
+            "a", "b", "dt", "CAST(hr AS BIGINT)")), where
+        assert f"partitions={figures} (discovered on storage" in _scan_text(ours), where
+    pinned = read_partitioned(spark, f"file:{layout}", hive_types={"dt": "string"})
+    point = pinned.where("dt = '2024-01-03' AND hr = 0")
+    assert "partitions=1/4 (discovered on storage; list calls: 1)" in _scan_text(point)
+    assert sorted(r.a for r in point.collect()) == sorted(
+        i for i in range(120) if i % 3 == 2 and i % 4 == 0)
+
+
+def test_globs(spark: Any, layout: Path) -> None:
+    cases = {
+        "dt=2024-01-0{1,3}/hr=*": 80,
+        "dt=2024-01-0{2..3}/hr={0..1}/*.parquet": 40,
+        "*/hr=?/part-*": 120,
+        "**/*.parquet": 120,
+        "dt=2024-01-01": 40,
+    }
+    for pattern, rows in cases.items():
+        df = read_partitioned(spark, f"{layout}/{pattern}")
+        assert df.count() == rows, pattern
+        assert df.columns == ["a", "b", "dt", "hr"], pattern
+    narrowed = read_partitioned(spark, f"{layout}/dt=2024-01-0{{1,3}}/hr=*").where("hr = 3")
+    assert "partitions=2/8" in _scan_text(narrowed)
+    with pytest.raises(Exception, match=r"invalid glob .*unclosed '\{'"):
+        read_partitioned(spark, f"{layout}/dt={{1,2")
+    with pytest.raises(Exception, match=r"glob .*dt=2030-\*.* matches no"):
+        read_partitioned(spark, f"{layout}/dt=2030-*")
+    with pytest.raises(Exception, match=r"invalid glob .*\{a\.\.3\}"):
+        read_partitioned(spark, f"{layout}/hr={{a..3}}")
+
+
+def test_types_and_partitioning_switch(spark: Any, tmp_path: Path,
+                                       caplog: pytest.LogCaptureFixture) -> None:
+    root = tmp_path / "t"
+    staging = tmp_path / "staging"
+    # The files hold a column "month" too: the path's value wins, as in Hive and Spark.
+    spark.range(24).selectExpr("id AS a", "'from-file' AS month").write.parquet(str(staging))
+    for month in ("01", "02", "11"):
+        target = root / f"month={month}" / "flag=1.5"
+        target.mkdir(parents=True)
+        for source in staging.glob("*.parquet"):
+            shutil.copy(source, target / source.name)
+    with caplog.at_level(logging.WARNING):
+        df = read_partitioned(spark, str(root))
+    # month=01 keeps its spelling (STRING); flag=1.5 is a DOUBLE.
+    assert df.schema.simpleString() == "struct<a:bigint,month:string,flag:double>"
+    assert "column 'month' named like a partition key" in caplog.text
+    assert sorted({r.month for r in df.collect()}) == ["01", "02", "11"]
+    typed = read_partitioned(spark, str(root), hive_types={"month": "int"})
+    assert typed.where("month = 2").count() == 24
+    plain = read_partitioned(spark, str(root), hive_types_autocast=False)
+    assert dict(plain.dtypes)["flag"] == "string"
+    without = read_partitioned(spark, str(root), hive_partitioning=False)
+    assert without.columns == ["a", "month"]
+    assert {r.month for r in without.collect()} == {"from-file"}
+    assert without.count() == 3 * 24
+    with pytest.raises(Exception, match="hive_partitioning=True but no key=value"):
+        read_partitioned(spark, str(staging), hive_partitioning=True)
+
+
+def test_s3_point_query_lists_once_and_reads_only_matching_files(
+        spark: Any, moto_s3: Any, tmp_path: Path) -> None:
+    local = tmp_path / "daily"
+    (spark.range(1800 * 2)
+     .selectExpr("id AS a",
+                 "date_format(date_add(DATE'2020-01-01', CAST(id % 1800 AS INT)), "
+                 "'yyyy-MM-dd') AS dt")
+     .repartition("dt").write.partitionBy("dt").parquet(str(local)))
+    moto_s3.create_bucket("daily-bucket")
+    moto_s3.upload_tree("daily-bucket", local, "warehouse/daily")
+    df = read_partitioned(spark, "s3://daily-bucket/warehouse/daily", options=moto_s3.options,
+                          hive_types={"dt": "string"})
+    matching = sorted(p.name for p in (local / "dt=2021-06-01").iterdir()
+                      if p.name.endswith(".parquet"))
+    mark = moto_s3.mark()
+    rows = df.where("dt = '2021-06-01'").collect()
+    day = (dt.date(2021, 6, 1) - dt.date(2020, 1, 1)).days
+    assert sorted(r.a for r in rows) == [day, day + 1800]
+    lists = moto_s3.list_requests(mark)
+    read = {r.path.rsplit("/", 1)[-1] for r in moto_s3.get_requests(mark)}
+    assert len(lists) <= 2, [r.path for r in lists]
+    assert read == set(matching)
+    last = dt.date(2020, 1, 1) + dt.timedelta(days=1799)
+    assert df.where("dt >= '2024-12-01'").count() == 2 * ((last - dt.date(2024, 12, 1)).days + 1)
