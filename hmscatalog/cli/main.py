@@ -7,6 +7,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from hmscatalog.cli import repair
 from hmscatalog.errors import HmsCatalogError
 from hmscatalog.metastore import server
 
@@ -78,6 +79,8 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--port", type=int, default=server.DEFAULT_PORT)
     data_dir_arg(demo)
     demo.set_defaults(func=_demo)
+
+    repair.add_parser(commands)
     return parser
 
 

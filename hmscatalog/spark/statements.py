@@ -1,4 +1,4 @@
-"""Checks on INSERT statements into hms tables that Spark's catalog API cannot see.
+"""Statements on hms tables that Spark's catalog API cannot see or run: INSERT and repair.
 
 Spark hands a catalog the rows of ``INSERT INTO t PARTITION (dt='x', hr) SELECT ...`` with the
 static values already folded into them, so whether a column was static or dynamic, on which
@@ -6,6 +6,11 @@ Hive's rules depend, is lost. :func:`install` therefore wraps the session's ``sq
 INSERT into a table of an attached hms catalog is parsed (by Spark's own parser) and its
 PARTITION clause checked against Hive's rules before it runs. Writes through the DataFrame API
 (``df.writeTo(...).append()``) have no PARTITION clause and are not checked.
+
+The same wrapper runs ``MSCK REPAIR TABLE`` and ``ALTER TABLE ... RECOVER PARTITIONS`` on hms
+tables, which Spark refuses for tables outside its own catalog
+(``NOT_SUPPORTED_COMMAND_FOR_V2_TABLE``): :func:`~hmscatalog.sources.repair.repair_table` does
+the work, with Spark's rules.
 """
 
 from __future__ import annotations
@@ -16,19 +21,29 @@ from collections.abc import Callable
 from typing import Any
 
 from py4j.protocol import Py4JJavaError
+from pyspark.errors.exceptions.captured import convert_exception
+from pyspark.sql.types import StructType
 
 from hmscatalog.errors import NoSuchObject
 from hmscatalog.metastore.client import MetastoreClient
-from hmscatalog.spark.jvm import Jvm
+from hmscatalog.sources.repair import repair_table
+from hmscatalog.spark.jvm import Jvm, quoted
 from hmscatalog.write.rules import DynamicPartitionSettings, check_partition_clause
 
-_INSERT = re.compile(r"\s*(?:(?:--[^\n]*(?:\n|$)|/\*.*?\*/)\s*)*insert\b",
-                     re.IGNORECASE | re.DOTALL)  # after leading comments
+_COMMENTS = r"\s*(?:(?:--[^\n]*(?:\n|$)|/\*.*?\*/)\s*)*"  # leading comments
+_INSERT = re.compile(_COMMENTS + r"insert\b", re.IGNORECASE | re.DOTALL)
+# MSCK REPAIR TABLE, REPAIR TABLE, ALTER TABLE ... RECOVER PARTITIONS; the parser decides.
+_REPAIR = re.compile(_COMMENTS + r"(?:msck\b|repair\b|alter\b.*\brecover\s+partitions\b)",
+                     re.IGNORECASE | re.DOTALL)
 _CATALOGS = "_hmscatalog_catalogs"
+# Plans of the repair statements, and the command names Spark's errors give them.
+_COMMANDS = {"RepairTable": "MSCK REPAIR TABLE",
+             "RecoverPartitions": "ALTER TABLE RECOVER PARTITIONS"}
 
 
 def install(spark: Any, jvm: Jvm, name: str, client: MetastoreClient) -> None:
-    """Check INSERT statements run through ``spark.sql`` against catalog ``name``'s tables."""
+    """Check INSERT statements and run repair statements, through ``spark.sql``, for catalog
+    ``name``'s tables."""
     catalogs: dict[str, MetastoreClient] | None = getattr(spark, _CATALOGS, None)
     if catalogs is None:
         catalogs = {}
@@ -43,6 +58,9 @@ def _checked(run: Callable[..., Any], jvm: Jvm,
     def sql(sqlQuery: str, *args: Any, **kwargs: Any) -> Any:
         if isinstance(sqlQuery, str) and _INSERT.match(sqlQuery):
             check_insert(jvm, catalogs, sqlQuery)
+        elif isinstance(sqlQuery, str) and _REPAIR.match(sqlQuery) and repair(
+                jvm, catalogs, sqlQuery):
+            return jvm.spark.createDataFrame([], StructType([]))  # what Spark's MSCK returns
         return run(sqlQuery, *args, **kwargs)
 
     return sql
@@ -58,11 +76,11 @@ def check_insert(jvm: Jvm, catalogs: dict[str, MetastoreClient], text: str) -> N
         return
     if str(plan.getClass().getSimpleName()) != "InsertIntoStatement":
         return
-    target = _target(jvm, catalogs, [str(p) for p in _strings(
-        jvm, plan.table().multipartIdentifier())])
+    target = _target(jvm, catalogs, _strings(jvm, plan.table().multipartIdentifier()))
     if target is None:
         return
-    client, database, name = target
+    catalog, database, name = target
+    client = catalogs[catalog]
     try:
         table = client.get_table(database, name)
     except NoSuchObject:
@@ -88,15 +106,56 @@ def _optional(value: Any) -> str | None:
 
 
 def _target(jvm: Jvm, catalogs: dict[str, MetastoreClient],
-            parts: list[str]) -> tuple[MetastoreClient, str, str] | None:
-    """The hms catalog, database and table an INSERT names, if it names one."""
+            parts: list[str]) -> tuple[str, str, str] | None:
+    """The hms catalog, database and table a statement names, if it names one."""
     if len(parts) == 3 and parts[0] in catalogs:
-        return catalogs[parts[0]], parts[1], parts[2]
+        return parts[0], parts[1], parts[2]
     manager = jvm.jsession.sessionState().catalogManager()
     current = str(manager.currentCatalog().name())
     if current not in catalogs or len(parts) > 2:
         return None
     if len(parts) == 2:
-        return catalogs[current], parts[0], parts[1]
+        return current, parts[0], parts[1]
     namespace = list(manager.currentNamespace())
-    return (catalogs[current], str(namespace[0]), parts[0]) if len(namespace) == 1 else None
+    return (current, str(namespace[0]), parts[0]) if len(namespace) == 1 else None
+
+
+def repair(jvm: Jvm, catalogs: dict[str, MetastoreClient], text: str) -> bool:
+    """Run ``text`` if it is ``MSCK REPAIR TABLE`` or ``ALTER TABLE ... RECOVER PARTITIONS``
+    of an existing hms table; ``False`` leaves the statement to Spark (other catalogs, a
+    missing table: Spark then reports it as for its own tables).
+
+    Raises:
+        AnalysisException: ``NOT_A_PARTITIONED_TABLE``, as Spark raises for its own tables.
+    """
+    try:
+        plan = jvm.jsession.sessionState().sqlParser().parsePlan(text)
+    except Py4JJavaError:
+        return False
+    kind = str(plan.getClass().getSimpleName())
+    command = _COMMANDS.get(kind)
+    if command is None:
+        return False
+    target = _target(jvm, catalogs, _strings(jvm, plan.child().multipartIdentifier()))
+    if target is None:
+        return False
+    catalog, database, name = target
+    client = catalogs[catalog]
+    try:
+        table = client.get_table(database, name)
+    except NoSuchObject:
+        return False
+    qualified = quoted(catalog, database, name)
+    if not table.partition_keys:
+        error = jvm.cls("org.apache.spark.sql.AnalysisException")(
+            "NOT_A_PARTITIONED_TABLE",
+            jvm.scala_map({"operation": command, "tableIdentWithDB": qualified}))
+        raise convert_exception(error)
+    add, drop = ((bool(plan.enableAddPartitions()), bool(plan.enableDropPartitions()))
+                 if kind == "RepairTable" else (True, False))
+    from hmscatalog.spark.attach import storage_options  # attach imports this module
+
+    repair_table(client, table, add=add, drop=drop,
+                 storage_options=storage_options(jvm.spark, catalog))
+    jvm.spark.catalog.refreshTable(qualified)  # as Spark does: cached data is stale now
+    return True
