@@ -5,6 +5,8 @@ that metastore, and catalog `hms` attached to the same session and metastore."""
 from __future__ import annotations
 
 import contextlib
+import os
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +21,7 @@ def peers(name: str) -> Iterator[tuple[Path, Any, Any]]:
     """Yield ``(work directory, SparkSession, hms catalog)``; stop both afterwards."""
     from pyspark.sql import SparkSession
 
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # Python workers see hmscatalog
     work = Path(tempfile.mkdtemp(prefix=f"hmscatalog-bench-{name}-"))
     info = server.start(port=server.free_port(), data_dir=work / "metastore")
     try:

@@ -106,7 +106,9 @@ class PartitionedFilesReader(DataSourceReader):
         return [_Files(partition.files or (), partition.values)
                 for partition in found.partitions]
 
-    def read(self, partition: _Files) -> Iterator[Any]:
+    def read(self, partition: InputPartition) -> Iterator[Any]:
+        if not isinstance(partition, _Files):
+            return  # Spark's one default partition when partitions() found none
         import pyarrow as pa
         import pyarrow.orc as po
         import pyarrow.parquet as pq
