@@ -1,0 +1,312 @@
+"""The partitions of a projected table that a query may read.
+
+For each column the predicate first narrows the candidates without generating them:
+
+* equality and ``IN`` (:func:`pinned_values`) pick values, kept only if the projection produces
+  them (in the enum; on the integer range and interval grid; for dates, a string that parses and
+  formats back to itself onto the grid);
+* comparisons (``<``, ``<=``, ``>``, ``>=``, ``=``; BETWEEN is their ``AND``) under ``AND``,
+  ``OR`` and ``NOT`` cut a range of indices, found by bisection, on columns whose typed values
+  grow with the index (integers; dates; strings that sort as the values they show);
+* anything else keeps every value.
+
+That only ever over-approximates. The result is then made exact by the three-valued
+:class:`PartitionEvaluator`: a value is kept only if the predicate can still be true with it and
+every other column unknown, and a partition only if the predicate can be true for its values.
+So the partitions produced are exactly those of the full projection the evaluator does not rule
+out, whatever the predicate.
+
+The cartesian product across columns is generated lazily. :meth:`ProjectedScan.count` is the
+product of the per-column candidate counts (an upper bound of what iteration yields, computed
+without generating anything); a scan whose count exceeds the limit fails before any partition is
+generated, as Athena's does.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from hmscatalog.errors import TooManyPartitions
+from hmscatalog.expressions.evaluator import TRUE, PartitionEvaluator
+from hmscatalog.expressions.literals import Uncomparable, coerce_literal
+from hmscatalog.expressions.narrowing import pinned_values
+from hmscatalog.expressions.predicates import (
+    NEGATED_OP,
+    AlwaysFalse,
+    AlwaysTrue,
+    And,
+    Compare,
+    EqualNullSafe,
+    In,
+    IsNotNull,
+    IsNull,
+    Not,
+    Or,
+    Predicate,
+)
+from hmscatalog.partitions.codec import make_part_name
+from hmscatalog.projection.columns import GridProjection, InjectedProjection
+from hmscatalog.projection.errors import UnsupportedProjectionFilter
+
+if TYPE_CHECKING:
+    from hmscatalog.projection.config import Projection
+
+Span = tuple[int, int]  # half-open range of indices; None means "not restricted"
+_EMPTY: Span = (0, 0)
+_PLACEHOLDER = re.compile(r"\$\{([^}]*)\}")
+
+
+@dataclass(frozen=True)
+class ProjectedPartition:
+    """One projected partition.
+
+    Attributes:
+        values: the value strings, as the metastore would store them.
+        typed: the typed values (as :func:`parse_value` gives them), for the evaluator.
+        name: the partition name (``dt=2024-01-05/hr=07``).
+        location: where its files are: the template filled in, or the table location plus the
+            Hive-escaped ``col=value`` path.
+    """
+
+    values: tuple[str, ...]
+    typed: tuple[Any, ...]
+    name: str
+    location: str
+
+
+class _Candidates:
+    """One column's candidate values, generated on demand and checked by the evaluator with
+    the other columns unknown. Later iterations replay the values already generated, so inner
+    columns of the product are checked once per value, not once per outer combination."""
+
+    def __init__(self, scan: ProjectedScan, name: str, size: int,
+                 produce: Callable[[], Iterator[tuple[Any, str, str]]]) -> None:
+        self.size = size
+        self._scan, self._name, self._produce = scan, name, produce
+        self._source: Iterator[tuple[Any, str, str]] | None = None
+        self._cache: list[tuple[Any, str, str]] = []
+        self._done = False
+        self.outermost = False
+
+    def _next(self, source: Iterator[tuple[Any, str, str]]) -> tuple[Any, str, str] | None:
+        for item in source:
+            self._scan.candidates_generated += 1
+            if self._scan.possible({self._name: item[0]}):
+                return item
+        return None
+
+    def __iter__(self) -> Iterator[tuple[Any, str, str]]:
+        if self.outermost:  # iterated once per scan pass: nothing to replay, nothing to keep
+            source = self._produce()
+            while (item := self._next(source)) is not None:
+                yield item
+            return
+        position = 0
+        while True:
+            if position < len(self._cache):
+                yield self._cache[position]
+                position += 1
+            elif self._done:
+                return
+            else:
+                if self._source is None:
+                    self._source = self._produce()
+                item = self._next(self._source)
+                if item is None:
+                    self._done = True
+                    return
+                self._cache.append(item)
+
+
+class ProjectedScan:
+    """The partitions of one scan of a projected table; iterate to get them, lazily.
+
+    ``candidates_generated`` counts the column values generated so far (each checked once),
+    which shows how little work a narrow query does on a wide projection.
+    """
+
+    def __init__(self, projection: Projection, predicate: Predicate | None,
+                 max_partitions: int) -> None:
+        self.projection = projection
+        self.predicate = predicate if predicate is not None else AlwaysTrue()
+        self.candidates_generated = 0
+        self._evaluator = PartitionEvaluator(projection.spec)
+        self._columns = [self._candidates(column) for column in projection.columns]
+        self._columns[0].outermost = True
+        self._count = 1
+        for column in self._columns:
+            self._count *= column.size
+        if self._count > max_partitions:
+            table = projection.table or projection.table_location
+            raise TooManyPartitions(
+                f"Query over table '{table}' can potentially read {self._count:,} projected "
+                f"partitions, more than the limit of {max_partitions:,}; add conditions on the "
+                f"partition columns {[c.name for c in projection.columns]} or raise the table "
+                f"property 'hmscatalog.projection.max-partitions'")
+
+    def count(self) -> int:
+        """How many partitions the scan considers at most (the product of the per-column
+        candidate counts); iteration yields this many or fewer."""
+        return self._count
+
+    def possible(self, values: dict[str, Any]) -> bool:
+        """Whether the predicate can be true for these (lower-case name → typed) values."""
+        return bool(self._evaluator.possible(self.predicate, values) & TRUE)
+
+    def __iter__(self) -> Iterator[ProjectedPartition]:
+        if self._count == 0:
+            return
+        names = [c.name for c in self.projection.columns]
+        for combination in _product(self._columns):
+            typed = tuple(item[0] for item in combination)
+            if len(names) > 1 and not self.possible(dict(zip(names, typed, strict=True))):
+                continue
+            values = tuple(item[1] for item in combination)
+            texts = [item[2] for item in combination]
+            yield ProjectedPartition(values, typed, make_part_name(names, list(values)),
+                                     self._location(names, texts))
+
+    def _location(self, names: list[str], texts: list[str]) -> str:
+        template = self.projection.template
+        if template is None:
+            base = self.projection.table_location.rstrip("/")
+            return base + "/" + make_part_name(names, texts)
+        by_name = dict(zip(names, texts, strict=True))
+        return _PLACEHOLDER.sub(lambda m: by_name[m.group(1).lower()], template)
+
+    def _candidates(self, column: GridProjection | InjectedProjection) -> _Candidates:
+        if isinstance(column, InjectedProjection):
+            pinned = pinned_values(self.predicate, column.name, column.hive_type)
+            if pinned is None:
+                raise UnsupportedProjectionFilter(
+                    f"For the injected projected partition column {column.name}, the WHERE "
+                    "clause must contain only static equality conditions, and at least one "
+                    "such condition must be present."
+                    + (f" (table {self.projection.table})" if self.projection.table else ""))
+            ordered = _sorted(pinned)
+            return _Candidates(self, column.name, len(ordered),
+                               lambda: ((v, *column.strings_of(v)) for v in ordered))
+        indices = _indices(column, self.predicate)
+        size = indices[1] - indices[0] if isinstance(indices, tuple) else len(indices)
+        chosen: Iterable[int] = range(*indices) if isinstance(indices, tuple) else indices
+        return _Candidates(self, column.name, size,
+                           lambda: ((column.typed_at(i), *column.strings_at(i)) for i in chosen))
+
+
+def scan_projection(projection: Projection, predicate: Predicate | None,
+                    max_partitions: int) -> ProjectedScan:
+    """See :meth:`Projection.scan`."""
+    return ProjectedScan(projection, predicate, max_partitions)
+
+
+def _product(columns: Sequence[_Candidates]) -> Iterator[tuple[tuple[Any, str, str], ...]]:
+    if not columns:
+        yield ()
+        return
+    for item in columns[0]:
+        for rest in _product(columns[1:]):
+            yield (item, *rest)
+
+
+def _sorted(values: Iterable[Any]) -> list[Any]:
+    try:
+        return sorted(values)
+    except TypeError:
+        return sorted(values, key=repr)
+
+
+def _indices(column: GridProjection, pred: Predicate) -> Span | list[int]:
+    """The candidate indices of a grid column: a span, or a sorted list of picked indices."""
+    span = _span(pred, column, False) if column.monotone else None
+    pinned = pinned_values(pred, column.name, column.hive_type)
+    if pinned is None:
+        return span if span is not None else (0, column.size)
+    picked = sorted({i for v in pinned if (i := column.index_of(v)) is not None})
+    if span is not None:
+        picked = [i for i in picked if span[0] <= i < span[1]]
+    return picked
+
+
+def _span(pred: Predicate, column: GridProjection, negate: bool) -> Span | None:
+    """Indices where ``pred`` (negated if ``negate``) can be true, as one range that holds
+    them all, or ``None`` when ``pred`` does not restrict the column this way. Projected values
+    are never NULL, so ``NOT (c < x)`` is ``c >= x`` here."""
+    name = column.name
+    match pred:
+        case AlwaysTrue():
+            return _EMPTY if negate else None
+        case AlwaysFalse():
+            return None if negate else _EMPTY
+        case Not(child):
+            return _span(child, column, not negate)
+        case And(left, right) | Or(left, right):
+            first, second = _span(left, column, negate), _span(right, column, negate)
+            if isinstance(pred, And) != negate:
+                return _intersect(first, second)
+            return _union(first, second)
+        case Compare(c, op, value) if c.lower() == name:
+            if value is None:
+                return _EMPTY  # comparisons with NULL are never true, nor their negation
+            return _compare(column, NEGATED_OP[op] if negate else op, value)
+        case EqualNullSafe(c, value) if c.lower() == name:
+            if value is None:  # `c <=> NULL` is false for every projected value
+                return None if negate else _EMPTY
+            return None if negate else _compare(column, "=", value)
+        case In(c, values) if c.lower() == name and not negate:
+            result: Span | None = _EMPTY
+            for value in values:
+                if value is not None:
+                    result = _union(result, _compare(column, "=", value))
+            return result
+        case IsNull(c) if c.lower() == name:
+            return None if negate else _EMPTY
+        case IsNotNull(c) if c.lower() == name:
+            return _EMPTY if negate else None
+    return None
+
+
+def _compare(column: GridProjection, op: str, literal: Any) -> Span | None:
+    try:
+        typed = coerce_literal(literal, column.hive_type)
+        first_ge = _bisect(column, lambda v: v >= typed)
+        first_gt = _bisect(column, lambda v: v > typed)
+    except (Uncomparable, TypeError):
+        return None
+    size = column.size
+    spans: dict[str, Span] = {
+        "<": (0, first_ge), "<=": (0, first_gt), ">": (first_gt, size), ">=": (first_ge, size),
+        "=": (first_ge, first_gt),
+    }
+    return spans.get(op)  # `<>` leaves the column free
+
+
+def _bisect(column: GridProjection, condition: Any) -> int:
+    """The first index whose typed value meets ``condition`` (monotone in the index)."""
+    low, high = 0, column.size
+    while low < high:
+        middle = (low + high) // 2
+        if condition(column.typed_at(middle)):
+            high = middle
+        else:
+            low = middle + 1
+    return low
+
+
+def _intersect(first: Span | None, second: Span | None) -> Span | None:
+    if first is None or second is None:
+        return second if first is None else first
+    low, high = max(first[0], second[0]), min(first[1], second[1])
+    return (low, high) if low < high else _EMPTY
+
+
+def _union(first: Span | None, second: Span | None) -> Span | None:
+    if first is None or second is None:
+        return None
+    if first[0] >= first[1]:
+        return second
+    if second[0] >= second[1]:
+        return first
+    return min(first[0], second[0]), max(first[1], second[1])
