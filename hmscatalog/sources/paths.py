@@ -12,7 +12,10 @@ pass ``hive_types`` when later directories could hold values of another kind.
 
 from __future__ import annotations
 
+import itertools
 import logging
+import re
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -20,6 +23,8 @@ from typing import Any, Literal
 from hmscatalog.errors import InvalidGlob, InvalidPartitionSpec, StorageError
 from hmscatalog.metastore.model import Column
 from hmscatalog.partitions.inference import infer_partition_types
+from hmscatalog.partitions.types import parse_hive_type
+from hmscatalog.projection import InjectedProjection, parse_projection
 from hmscatalog.sources.discovery import is_hidden, split_directory
 from hmscatalog.storage.filesystems import Entry, Storage, open_storage
 from hmscatalog.storage.globs import Glob, State, compile_below, has_glob
@@ -184,3 +189,68 @@ def hive_type_of(arrow_type: Any) -> str:
         return hive_type_of(arrow_type.value_type)
     raise StorageError(f"data files hold a column of type {arrow_type}, which hmscatalog "
                        "cannot map to a Spark type")
+
+
+_PROJECTION_KEY = re.compile(r"projection\.([^.]+)\.")
+_PROJECTED_TYPES = {"integer": "bigint"}  # others (enum, date, injected): string
+_SAMPLED_LOCATIONS = 100
+
+
+def plan_projected_read(uri: str, projection: Mapping[str, str], file_format: str = "parquet",
+                        hive_types: Mapping[str, str] | None = None,
+                        storage_options: Mapping[str, str] | None = None,
+                        ) -> tuple[PathLayout, dict[str, str]]:
+    """A path read whose partitions are projected: the layout, and the table properties that
+    enable the projection.
+
+    Partition columns are the projected ones, in the order the settings name them, typed by
+    ``hive_types`` or else BIGINT for ``integer`` and STRING for the other projection types.
+    The data columns come from the first data file found in the first projected locations.
+
+    Raises:
+        InvalidProjection: the settings are wrong (naming column and property).
+        StorageError: no data file in the first projected locations.
+    """
+    storage, root = open_storage(uri, storage_options)
+    properties = {"projection.enabled": "true", **projection}
+    names: list[str] = []
+    for key in projection:
+        match = _PROJECTION_KEY.match(key)
+        if match and match.group(1).lower() not in names:
+            names.append(match.group(1).lower())
+    explicit = {k.lower(): v for k, v in (hive_types or {}).items()}
+    keys = [Column(name, explicit.get(name) or _PROJECTED_TYPES.get(
+        projection.get(f"projection.{name}.type", "").lower(), "string")) for name in names]
+    parsed = parse_projection(properties, [(c.name, parse_hive_type(c.type)) for c in keys],
+                              storage.uri(root), table=f"read of {uri}")
+    assert parsed is not None  # enabled above
+    data_file = _first_data_file(storage, root)
+    if data_file is None and not any(isinstance(c, InjectedProjection) for c in parsed.columns):
+        for found in itertools.islice(parsed.scan(None, max_partitions=sys.maxsize),
+                                      _SAMPLED_LOCATIONS):
+            _, path = open_storage(found.location, storage_options)
+            data_file = _first_data_file(storage, path, depth=0)
+            if data_file is not None:
+                break
+    if data_file is None:
+        raise StorageError(f"read of {uri}: no data file under it or in the first "
+                           f"{_SAMPLED_LOCATIONS} projected locations, so no schema to read")
+    columns = [c for c in _file_columns(storage, data_file, file_format) if c.name.lower()
+               not in names]
+    return PathLayout(storage, root, None, "", columns, keys), properties
+
+
+def _first_data_file(storage: Storage, directory: str, depth: int = 8) -> str | None:
+    """A visible, non-empty file at most ``depth`` levels below ``directory`` (depth first, in
+    name order), to read a schema from."""
+    entries = sorted(storage.list(directory) or (), key=lambda e: e.name)
+    for entry in entries:
+        if not entry.is_dir and not is_hidden(entry.name) and entry.size > 0:
+            return entry.path
+    if depth > 0:
+        for entry in entries:
+            if entry.is_dir and not is_hidden(entry.name):
+                found = _first_data_file(storage, entry.path, depth - 1)
+                if found is not None:
+                    return found
+    return None

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from pyspark.sql.datasource import (
@@ -35,8 +36,9 @@ from hmscatalog.expressions import predicates as p
 from hmscatalog.expressions.predicates import Predicate, and_all
 from hmscatalog.partitions.spec import PartitionSpec
 from hmscatalog.partitions.types import parse_hive_type, parse_value
-from hmscatalog.sources.discovery import DiscoveryLimits, discover
-from hmscatalog.storage.filesystems import open_storage
+from hmscatalog.projection import parse_projection
+from hmscatalog.sources.discovery import DiscoveryLimits, discover, is_hidden
+from hmscatalog.storage.filesystems import Storage, open_storage
 from hmscatalog.storage.globs import compile_below
 
 NAME = "hmscatalog_partitioned_files"
@@ -99,12 +101,33 @@ class PartitionedFilesReader(DataSourceReader):
     def partitions(self) -> list[InputPartition]:
         plan = self.plan
         storage, root = open_storage(plan["root"], plan["options"])
+        if plan["projection"]:
+            return self._projected(storage)
         glob = compile_below(root, plan["glob"]) if plan["glob"] else None
         found = discover(storage, root, self.spec, and_all(self.predicates),
                          DiscoveryLimits.from_properties(plan["options"]),
                          where=plan["where"], glob=glob, with_files=True)
         return [_Files(partition.files or (), partition.values)
                 for partition in found.partitions]
+
+    def _projected(self, storage: Storage) -> list[InputPartition]:
+        """Projected partitions, each listed for its files; missing locations are empty."""
+        plan = self.plan
+        projection = parse_projection(plan["projection"],
+                                      [(c.name, c.type) for c in self.spec.columns],
+                                      plan["root"], table=plan["where"])
+        if projection is None:
+            return []
+        found = list(projection.scan(and_all(self.predicates)))
+        paths = [open_storage(p.location, plan["options"])[1] for p in found]
+        with ThreadPoolExecutor(16) as pool:
+            listings = list(pool.map(storage.list, paths))
+        parts: list[InputPartition] = []
+        for partition, entries in zip(found, listings, strict=True):
+            files = [e.path for e in entries or () if not e.is_dir and not is_hidden(e.name)]
+            if files:
+                parts.append(_Files(files, partition.values))
+        return parts
 
     def read(self, partition: InputPartition) -> Iterator[Any]:
         if not isinstance(partition, _Files):
@@ -150,9 +173,11 @@ class PartitionedFilesSource(DataSource):
 def source_options(root: str, glob: str, file_format: str, where: str,
                    columns: Sequence[tuple[str, str]],
                    partition_keys: Sequence[tuple[str, str]],
-                   options: Mapping[str, str]) -> dict[str, str]:
-    """The data source's options for one path read."""
+                   options: Mapping[str, str],
+                   projection: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The data source's options for one path read (``projection``: its table properties)."""
     return {"plan": json.dumps({
         "root": root, "glob": glob, "format": file_format, "where": where,
+        "projection": dict(projection or {}),
         "columns": [list(c) for c in columns], "partition_keys": [list(c) for c in partition_keys],
         "options": dict(options)})}

@@ -17,6 +17,8 @@ from hmscatalog.metastore.model import (
     Table,
 )
 from hmscatalog.partitions.types import parse_hive_type
+from hmscatalog.projection import InvalidProjection
+from hmscatalog.sources.projection import projection_of
 from hmscatalog.spark.jvm import CATALOG_PKG, JavaProxy, Jvm, quoted
 from hmscatalog.spark.scan import CatalogContext
 from hmscatalog.spark.table import HmsTable
@@ -209,6 +211,7 @@ class HmsCatalog(JavaProxy):
         database, name = self._names(ident)
         table = self._table_definition(database, name, struct, transforms,
                                        self._jvm.to_dict(properties))
+        self._check_projection(table)
         try:
             self.client.create_table(table)
         except AlreadyExists:
@@ -306,8 +309,17 @@ class HmsCatalog(JavaProxy):
                                       str(comment) if comment is not None else None))
             else:
                 self._illegal(f"hms cannot apply {kind} to table {database}.{name}")
-        self.client.alter_table(replace(table, columns=tuple(columns), parameters=params))
+        altered = replace(table, columns=tuple(columns), parameters=params)
+        self._check_projection(altered)
+        self.client.alter_table(altered)
         return self.loadTable(ident)
+
+    def _check_projection(self, table: Table) -> None:
+        """Refuse projection settings that could not be read (before the metastore changes)."""
+        try:
+            projection_of(table)
+        except InvalidProjection as exc:
+            self._illegal(str(exc))
 
     def dropTable(self, ident: Any) -> bool:
         database, name = self._names(ident)

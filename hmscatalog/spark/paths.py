@@ -14,7 +14,12 @@ from typing import Any
 from hmscatalog.errors import StorageError
 from hmscatalog.metastore.model import EXTERNAL_TABLE, Storage, StorageFormat, Table
 from hmscatalog.sources.discovery import ENABLED, GLOB, PROPERTY_PREFIX
-from hmscatalog.sources.paths import HivePartitioning, PathLayout, plan_path_read
+from hmscatalog.sources.paths import (
+    HivePartitioning,
+    PathLayout,
+    plan_path_read,
+    plan_projected_read,
+)
 from hmscatalog.spark.attach import proxy_jvm, storage_options
 from hmscatalog.spark.jvm import CATALOG_PKG, Jvm
 from hmscatalog.spark.scan import CatalogContext
@@ -41,7 +46,8 @@ def read_partitioned(spark: Any, path: str, format: str = "parquet",
                      hive_partitioning: HivePartitioning = "auto",
                      hive_types: Mapping[str, str] | None = None,
                      hive_types_autocast: bool = True,
-                     options: Mapping[str, str] | None = None) -> Any:
+                     options: Mapping[str, str] | None = None,
+                     projection: Mapping[str, str] | None = None) -> Any:
     """A DataFrame over the files at ``path``, with ``key=value`` directories as columns.
 
     Args:
@@ -56,15 +62,22 @@ def read_partitioned(spark: Any, path: str, format: str = "parquet",
         options: S3 settings (``s3.endpoint``, ``s3.region``, ``s3.access-key-id``,
             ``s3.secret-access-key``) over those of the Spark conf (``spark.hmscatalog.s3.*``),
             and discovery limits (``hmscatalog.discovery.max-partitions``...).
+        projection: partition projection settings, as the table properties of a projected
+            table (``projection.<col>.type``...; ``projection.enabled`` is implied): the
+            partitions are computed, not listed, and ``path`` is the table location.
     """
     fmt = _FORMATS.get(format.lower())
     if fmt is None:
         raise ValueError(f"read_partitioned reads parquet or orc, not {format!r}")
     settings = {**storage_options(spark), **(options or {})}
-    layout = plan_path_read(path, format.lower(), hive_partitioning, hive_types,
-                            hive_types_autocast, settings)
-    parameters = {ENABLED: "true", **{k: v for k, v in settings.items()
-                                      if k.startswith(PROPERTY_PREFIX)}}
+    limits = {k: v for k, v in settings.items() if k.startswith(PROPERTY_PREFIX)}
+    if projection is not None:
+        layout, parameters = plan_projected_read(path, projection, format.lower(), hive_types,
+                                                 settings)
+    else:
+        layout = plan_path_read(path, format.lower(), hive_partitioning, hive_types,
+                                hive_types_autocast, settings)
+        parameters = {ENABLED: "true", **limits}
     if layout.relative:
         parameters[GLOB] = layout.relative
     root = layout.storage.uri(layout.root)
@@ -73,7 +86,8 @@ def read_partitioned(spark: Any, path: str, format: str = "parquet",
     if not layout.partition_keys:
         return _unpartitioned(spark, path, format.lower(), layout, native)
     if not native:
-        return _through_pyarrow(spark, path, root, format.lower(), layout, settings)
+        return _through_pyarrow(spark, path, root, format.lower(), layout, settings,
+                                projection=parameters if projection is not None else None)
     table = Table(PATH_DATABASE, path, tuple(layout.columns), tuple(layout.partition_keys),
                   Storage.of(fmt, root), EXTERNAL_TABLE, parameters)
     context = jvm.once("path-read-context", lambda: CatalogContext(jvm, None, settings))
@@ -107,7 +121,8 @@ def _spark_can_open(jvm: Jvm, scheme: str) -> bool:
 
 
 def _through_pyarrow(spark: Any, path: str, root: str, file_format: str, layout: PathLayout,
-                     settings: Mapping[str, str]) -> Any:
+                     settings: Mapping[str, str],
+                     projection: Mapping[str, str] | None = None) -> Any:
     from hmscatalog.spark import arrow_source
 
     if not getattr(spark, "_hmscatalog_arrow_source", False):
@@ -117,7 +132,7 @@ def _through_pyarrow(spark: Any, path: str, root: str, file_format: str, layout:
     options = arrow_source.source_options(
         root, layout.relative, file_format, f"read of {path}",
         [(c.name, c.type) for c in layout.columns],
-        [(c.name, c.type) for c in layout.partition_keys], settings)
+        [(c.name, c.type) for c in layout.partition_keys], settings, projection)
     return spark.read.format(arrow_source.NAME).options(**options).load()
 
 

@@ -17,43 +17,38 @@ _EPOCH_DAY = dt.date(1970, 1, 1)
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 
 
-def _java_value(jvm: Jvm, text: str | None, hive_type: HiveType, time_zone: str) -> Any:
-    """A partition value string in Spark's internal representation (``None`` for NULL)."""
-    if text is None or text == DEFAULT_PARTITION_NAME:
-        return None
-    try:
-        value = parse_value(text, hive_type)
-    except InvalidPartitionValue:
-        return None  # as Spark's cast of a malformed string: NULL
-    kind = hive_type.kind
-    if hive_type.is_string:
-        return jvm.cls("org.apache.spark.unsafe.types.UTF8String").fromString(value)
-    boxed = {"tinyint": "Byte", "smallint": "Short", "int": "Integer", "bigint": "Long",
-             "float": "Float", "double": "Double"}
-    if kind in boxed:
-        text = repr(value) if isinstance(value, float) else str(value)
-        return jvm.cls(f"java.lang.{boxed[kind]}").valueOf(text)
-    if kind == "boolean":
-        return jvm.cls("java.lang.Boolean").valueOf(bool(value))
-    if kind == "date":
-        return jvm.cls("java.lang.Integer").valueOf(str((value - _EPOCH_DAY).days))
-    if kind == "timestamp":
-        aware = value.replace(tzinfo=zoneinfo.ZoneInfo(time_zone))
-        micros = (aware - _EPOCH) // dt.timedelta(microseconds=1)
-        return jvm.cls("java.lang.Long").valueOf(str(micros))
-    if kind == "decimal":
-        return jvm.cls("org.apache.spark.sql.types.Decimal").apply(
-            jvm.cls("java.math.BigDecimal")(format(value, "f")), hive_type.precision,
-            hive_type.scale)
-    return None
-
-
 def internal_row(jvm: Jvm, spec: PartitionSpec, strings: Sequence[str], time_zone: str) -> Any:
-    """A ``GenericInternalRow`` of a partition's values, typed by the partition columns."""
-    values = [_java_value(jvm, text, col.type, time_zone)
-              for text, col in zip(strings, spec.columns, strict=True)]
+    """An ``InternalRow`` of a partition's values, typed by the partition columns.
+
+    The value strings are cast by Spark itself (its non-ANSI cast, so a malformed value is NULL,
+    as when Spark reads partition values of its own Hive tables). Building the row in the JVM
+    matters: boxed values returned to Python come back as Python numbers, and py4j would send a
+    BIGINT's small value as an ``Integer``.
+    """
+    utf8 = jvm.cls("org.apache.spark.unsafe.types.UTF8String")
+    values = [None if text is None or text == DEFAULT_PARTITION_NAME else utf8.fromString(text)
+              for text in strings]
     row_class = jvm.cls("org.apache.spark.sql.catalyst.expressions.GenericInternalRow")
-    return row_class(jvm.array(jvm.cls("java.lang.Object"), values))
+    row = row_class(jvm.array(jvm.cls("java.lang.Object"), values))
+    return _caster(jvm, spec, time_zone).apply(row).copy()
+
+
+def _caster(jvm: Jvm, spec: PartitionSpec, time_zone: str) -> Any:
+    """A projection casting a row of strings to the spec's types (made once per session)."""
+    types = ["string" if c.type.is_string else str(c.type) for c in spec.columns]
+
+    def make() -> Any:
+        expressions = "org.apache.spark.sql.catalyst.expressions"
+        string = jvm.scala_object("org.apache.spark.sql.types.StringType")
+        data_type = jvm.scala_object("org.apache.spark.sql.types.DataType")
+        legacy = jvm.scala_object(f"{expressions}.EvalMode").LEGACY()
+        casts = [jvm.cls(f"{expressions}.Cast")(
+            jvm.cls(f"{expressions}.BoundReference")(i, string, True),
+            data_type.fromDDL(kind), jvm.some(time_zone), legacy)
+            for i, kind in enumerate(types)]
+        return jvm.scala_object(f"{expressions}.UnsafeProjection").create(jvm.seq(casts))
+
+    return jvm.once(f"partition-caster<{','.join(types)}>@{time_zone}", make)
 
 
 def _python_value(row: Any, index: int, hive_type: HiveType, time_zone: str) -> Any:

@@ -25,6 +25,7 @@ from hmscatalog.partitions.codec import make_part_name
 from hmscatalog.sources.discovery import Discovery, is_enabled
 from hmscatalog.sources.discovery import select_partitions as discover_partitions
 from hmscatalog.sources.metastore import PartitionSelection, select_partitions
+from hmscatalog.sources.projection import ProjectedSelection, projection_of, select_projected
 from hmscatalog.spark.filters import translate, translate_v2, without_implied_not_null
 from hmscatalog.spark.jvm import JavaProxy, Jvm
 from hmscatalog.spark.listing import ListingCache, directory_stamps
@@ -84,6 +85,12 @@ def _describe(table: Table, selection: PartitionSelection, total: Future[int] | 
 def _describe_discovery(table: Table, discovery: Discovery) -> str:
     return (f"hms {table.qualified_name} partitions={len(discovery.partitions)}/"
             f"{discovery.listed} (discovered on storage; list calls: {discovery.list_calls})")
+
+
+def _describe_projection(table: Table, projected: ProjectedSelection) -> str:
+    total = "unbounded" if projected.total is None else str(projected.total)
+    return (f"hms {table.qualified_name} partitions={len(projected.selection.partitions)}/"
+            f"{total} (partition projection; no listing)")
 
 
 class HmsScan(JavaProxy):
@@ -214,7 +221,12 @@ class HmsScanBuilder(JavaProxy):
         describe: Callable[[], str]
         predicate = and_all(without_implied_not_null(partition_predicates))
         files: dict[str, list[str]] = {}
-        if partitioned and is_enabled(table.parameters):
+        projection = projection_of(table) if partitioned else None
+        if projection is not None:
+            projected = select_projected(table, projection, predicate)
+            selection = projected.selection
+            describe = partial(_describe_projection, table, projected)
+        elif partitioned and is_enabled(table.parameters):
             found = discover_partitions(table, predicate, self._context.storage_options)
             selection, files = found.selection, found.files
             describe = partial(_describe_discovery, table, found.discovery)
