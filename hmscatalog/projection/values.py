@@ -219,15 +219,16 @@ def _sorted(values: Iterable[Any]) -> list[Any]:
 
 
 def _indices(column: GridProjection, pred: Predicate) -> Span | list[int]:
-    """The candidate indices of a grid column: a span, or a sorted list of picked indices."""
-    span = _span(pred, column, False) if column.monotone else None
+    """The candidate indices of a grid column: a span, or a sorted list of picked indices.
+
+    Values picked by ``=``/``IN`` are looked up directly (no bisection, so the cost does not
+    grow with the column's size); other conditions on them are checked value by value later.
+    """
     pinned = pinned_values(pred, column.name, column.hive_type)
-    if pinned is None:
-        return span if span is not None else (0, column.size)
-    picked = sorted({i for v in pinned if (i := column.index_of(v)) is not None})
-    if span is not None:
-        picked = [i for i in picked if span[0] <= i < span[1]]
-    return picked
+    if pinned is not None:
+        return sorted({i for v in pinned if (i := column.index_of(v)) is not None})
+    span = _span(pred, column, False) if column.monotone else None
+    return span if span is not None else (0, column.size)
 
 
 def _span(pred: Predicate, column: GridProjection, negate: bool) -> Span | None:
