@@ -7,7 +7,7 @@ its Thrift port answers a real call, and records the server in ``<data dir>/serv
 
 Data directory layout::
 
-    conf/hive-site.xml, conf/log4j2.properties   generated configuration
+    conf/hive-site.xml, conf/*log4j2.properties  generated configuration
     metastore_db/                                Derby database (Derby only)
     warehouse/                                   default warehouse for managed tables
     metastore.log                                the server's output
@@ -331,6 +331,9 @@ def start(
     (data_dir / "warehouse").mkdir(exist_ok=True)
     (conf / "hive-site.xml").write_text(_hive_site(data_dir, backing))
     (conf / "log4j2.properties").write_text(_LOG4J2)
+    # Hive re-initialises logging from the first hive-log4j2.properties on the class path; without
+    # this one it would write to a hive.log shared by every metastore under java.io.tmpdir.
+    (conf / "hive-log4j2.properties").write_text(_LOG4J2)
     log_path = data_dir / "metastore.log"
     classpath = os.pathsep.join([str(conf), str(jars / "*"), *backing.extra_jars])
     command = [
