@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -46,7 +45,6 @@ log = logging.getLogger(__name__)
 
 PROPERTY_PREFIX = "hmscatalog.discovery."
 ENABLED = PROPERTY_PREFIX + "enabled"
-_LIST_THREADS = 16
 
 
 @dataclass(frozen=True)
@@ -200,10 +198,7 @@ class _Walk:
 
     def _list_all(self, paths: list[str]) -> list[list[Entry] | None]:
         self._check_calls(len(paths))
-        if self.storage.parallel and len(paths) > 1:
-            with ThreadPoolExecutor(min(_LIST_THREADS, len(paths))) as pool:
-                return list(pool.map(self.storage.list, paths))
-        return [self.storage.list(path) for path in paths]
+        return self.storage.list_many(paths)
 
     def descend(self, level: list[_Item], depth: int) -> list[_Item]:
         column = self.spec.columns[depth]

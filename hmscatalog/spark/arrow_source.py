@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from pyspark.sql.datasource import (
@@ -120,8 +119,7 @@ class PartitionedFilesReader(DataSourceReader):
             return []
         found = list(projection.scan(and_all(self.predicates)))
         paths = [open_storage(p.location, plan["options"])[1] for p in found]
-        with ThreadPoolExecutor(16) as pool:
-            listings = list(pool.map(storage.list, paths))
+        listings = storage.list_many(paths)
         parts: list[InputPartition] = []
         for partition, entries in zip(found, listings, strict=True):
             files = [e.path for e in entries or () if not e.is_dir and not is_hidden(e.name)]

@@ -8,14 +8,18 @@ on S3. :meth:`Storage.uri` turns them back into locations the metastore and Spar
 
 from __future__ import annotations
 
+import builtins
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlparse
 
 from hmscatalog.errors import StorageError
 from hmscatalog.metastore.locations import local_path
+
+LIST_THREADS = 16  # concurrent list calls on an object store
 
 
 @dataclass(frozen=True)
@@ -66,6 +70,14 @@ class Storage:
         return [Entry(info.base_name, info.path, info.type == pafs.FileType.Directory,
                       info.size or 0)
                 for info in infos]
+
+    def list_many(self, paths: Sequence[str]) -> builtins.list[builtins.list[Entry] | None]:
+        """:meth:`list` of each path, in order; concurrently on object stores, where each list
+        call is a network round trip."""
+        if self.parallel and len(paths) > 1:
+            with ThreadPoolExecutor(max_workers=min(LIST_THREADS, len(paths))) as pool:
+                return list(pool.map(self.list, paths))
+        return [self.list(path) for path in paths]
 
     def exists(self, path: str) -> bool:
         """Whether a file or directory is at ``path``. On S3 this takes a HEAD and, when no

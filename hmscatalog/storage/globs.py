@@ -22,7 +22,6 @@ match is still reachable.
 from __future__ import annotations
 
 import re
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from hmscatalog.errors import InvalidGlob
@@ -34,7 +33,6 @@ _HIDDEN = ("_", ".")
 # A wildcard standing at a name's first character never takes a hidden name's ``_`` or ``.``.
 _STAR = r"(?!^[._])[^/]*"
 _ONE = r"(?!^[._])[^/]"
-_LIST_THREADS = 16
 
 
 def has_glob(text: str) -> bool:
@@ -168,7 +166,7 @@ def expand(storage: Storage, pattern: str) -> list[Entry]:
     level = [(glob.prefix, glob.start())]
     while level:
         below: list[tuple[str, State]] = []
-        listings = _list_all(storage, [path for path, _ in level])
+        listings = storage.list_many([path for path, _ in level])
         for (_, state), entries in zip(level, listings, strict=True):
             for entry in entries or ():
                 after = state.step(entry.name)
@@ -182,15 +180,6 @@ def expand(storage: Storage, pattern: str) -> list[Entry]:
     if not found:
         raise InvalidGlob(f"glob {pattern!r} matches no file or directory")
     return sorted(found, key=lambda entry: entry.path)
-
-
-def _list_all(storage: Storage, paths: list[str]) -> list[list[Entry] | None]:
-    """List one level's directories; concurrently on object stores, where each list call is a
-    network round trip."""
-    if storage.parallel and len(paths) > 1:
-        with ThreadPoolExecutor(max_workers=min(_LIST_THREADS, len(paths))) as pool:
-            return list(pool.map(storage.list, paths))
-    return [storage.list(path) for path in paths]
 
 
 def _invalid(pattern: str, what: str) -> InvalidGlob:
