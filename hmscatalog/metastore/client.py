@@ -388,9 +388,7 @@ class MetastoreClient:
         strings = spec.to_strings(typed)
         if location is None and table.location:
             location = table.location.rstrip("/") + "/" + make_part_name(spec.names, strings)
-        storage = replace(table.storage, location=location)
-        return Partition(table.database, table.name, tuple(strings), storage,
-                         dict(parameters or {}))
+        return table.partition_at(strings, location, parameters)
 
     def add_partitions(
         self,

@@ -149,6 +149,13 @@ class Table:
     def with_parameters(self, parameters: Mapping[str, str]) -> Table:
         return replace(self, parameters=dict(parameters))
 
+    def partition_at(self, strings: Sequence[str], location: str | None,
+                     parameters: Mapping[str, str] | None = None) -> Partition:
+        """A partition of this table with these stored value strings, at ``location``, in the
+        table's storage format."""
+        return Partition(self.database, self.name, tuple(strings),
+                         replace(self.storage, location=location), dict(parameters or {}))
+
 
 @dataclass(frozen=True)
 class Partition:

@@ -22,14 +22,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from hmscatalog.errors import InvalidPartitionSpec, InvalidPartitionValue, TooManyPartitions
 from hmscatalog.expressions.evaluator import TRUE, PartitionEvaluator
 from hmscatalog.expressions.narrowing import pinned_values
 from hmscatalog.expressions.predicates import Predicate
-from hmscatalog.metastore.model import Partition, Table
+from hmscatalog.metastore.model import Table
 from hmscatalog.partitions.codec import (
     DEFAULT_PARTITION_NAME,
     escape_path_name,
@@ -86,6 +86,11 @@ class FoundPartition:
     values: tuple[str | None, ...]
     path: str
     files: tuple[str, ...] | None = None
+
+    @property
+    def strings(self) -> tuple[str, ...]:
+        """The values as the metastore stores them (NULL as ``__HIVE_DEFAULT_PARTITION__``)."""
+        return tuple(DEFAULT_PARTITION_NAME if v is None else v for v in self.values)
 
 
 @dataclass(frozen=True)
@@ -322,10 +327,7 @@ def select_partitions(table: Table, predicate: Predicate,
     partitions, files = [], {}
     for found in discovery.partitions:
         location = storage.uri(found.path)
-        partitions.append(Partition(
-            table.database, table.name,
-            tuple(DEFAULT_PARTITION_NAME if v is None else v for v in found.values),
-            replace(table.storage, location=location)))
+        partitions.append(table.partition_at(found.strings, location))
         if found.files is not None:
             files[location] = [storage.uri(path) for path in found.files]
     selection = PartitionSelection(partitions, discovery.listed, None, None, True)

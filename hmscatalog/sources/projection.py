@@ -8,10 +8,10 @@ root directory, and the pyarrow path skips a location that lists as missing.
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from hmscatalog.expressions.predicates import Predicate
-from hmscatalog.metastore.model import Partition, Table
+from hmscatalog.metastore.model import Table
 from hmscatalog.projection import Projection, UnsupportedProjectionFilter, parse_projection
 from hmscatalog.sources.metastore import PartitionSelection
 
@@ -47,11 +47,7 @@ def select_projected(table: Table, projection: Projection,
         TooManyPartitions: more than the table's cap would be read (nothing is read).
     """
     scan = projection.scan(predicate)
-    partitions = [
-        Partition(table.database, table.name, tuple(found.values),
-                  replace(table.storage, location=found.location))
-        for found in scan
-    ]
+    partitions = [table.partition_at(found.values, found.location) for found in scan]
     try:
         total: int | None = projection.scan(None, max_partitions=sys.maxsize).count()
     except UnsupportedProjectionFilter:

@@ -23,9 +23,8 @@ import logging
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TypeVar
-from urllib.parse import urlparse
 
 from hmscatalog.errors import (
     HmsCatalogError,
@@ -35,9 +34,8 @@ from hmscatalog.errors import (
 )
 from hmscatalog.expressions.predicates import AlwaysTrue
 from hmscatalog.metastore.client import MetastoreClient
-from hmscatalog.metastore.locations import local_path
 from hmscatalog.metastore.model import Partition, Table
-from hmscatalog.partitions.codec import DEFAULT_PARTITION_NAME, make_part_name, parse_part_name
+from hmscatalog.partitions.codec import make_part_name, parse_part_name
 from hmscatalog.partitions.spec import PartitionSpec
 from hmscatalog.sources.discovery import (
     DiscoveryLimits,
@@ -53,7 +51,6 @@ DEFAULT_BATCH_SIZE = 500
 # A repair has to see every partition: the caps that protect queries do not apply.
 _UNCAPPED = DiscoveryLimits(warn_partitions=sys.maxsize, max_partitions=sys.maxsize,
                             max_list_calls=sys.maxsize)
-_S3_SCHEMES = frozenset({"s3", "s3a", "s3n"})
 _CHECK_THREADS = 8
 
 Progress = Callable[[int, int], None]
@@ -195,7 +192,7 @@ class _Repair:
         first_of: dict[tuple[str, ...], str] = {}
         partitions = []
         for part in found:
-            values = tuple(DEFAULT_PARTITION_NAME if v is None else v for v in part.values)
+            values = part.strings
             uri = self.storage.uri(part.path)
             if "" in values:
                 column = self.spec.columns[values.index("")].name
@@ -210,8 +207,7 @@ class _Repair:
                     f"and {uri} are the same partition "
                     f"{make_part_name(self.spec.names, list(values))}; remove or rename one")
             first_of[values] = uri
-            partitions.append(Partition(table.database, table.name, values,
-                                        replace(table.storage, location=uri)))
+            partitions.append(table.partition_at(values, uri))
         return partitions
 
     def _gone(self, registered: Mapping[tuple[str, ...], str], walked: set[str]) -> list[str]:
@@ -234,7 +230,7 @@ class _Repair:
                 continue
             values = list(partition.values)
             name = registered.get(tuple(values)) or make_part_name(self.spec.names, values)
-            path = _path_in(self.storage, partition.location)
+            path = self.storage.path_of(partition.location)
             if path is not None and _walk_reaches(self.root, path, self.spec):
                 if path not in walked:
                     gone.append(name)
@@ -252,7 +248,7 @@ class _Repair:
     def _storage_of(self, location: str, storages: dict[str, Storage]) -> tuple[Storage, str]:
         """The storage holding ``location`` (one per scheme, opened once) and its path there."""
         for storage in storages.values():
-            path = _path_in(storage, location)
+            path = storage.path_of(location)
             if path is not None:
                 return storage, path
         storage, path = open_storage(location, self.options)
@@ -269,17 +265,6 @@ class _Repair:
 def _values_of(name: str) -> tuple[str, ...]:
     """The value strings of a partition name as the metastore spells it."""
     return tuple(value for _, value in parse_part_name(name))
-
-
-def _path_in(storage: Storage, location: str) -> str | None:
-    """The path of ``location`` inside ``storage``, or ``None`` when it lives elsewhere."""
-    if storage.scheme == "file":
-        path = local_path(location)
-        return None if path is None else str(path)
-    parsed = urlparse(location)
-    if parsed.scheme in _S3_SCHEMES and storage.scheme in _S3_SCHEMES and parsed.netloc:
-        return f"{parsed.netloc}{parsed.path}".rstrip("/")
-    return None
 
 
 def _walk_reaches(root: str, path: str, spec: PartitionSpec) -> bool:

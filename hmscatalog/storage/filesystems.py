@@ -86,6 +86,16 @@ class Storage:
 
         return self.filesystem.get_file_info(path).type != pafs.FileType.NotFound
 
+    def path_of(self, location: str) -> str | None:
+        """The path of ``location`` in this storage, or ``None`` when it lives on another
+        kind of storage (or one hmscatalog cannot list)."""
+        try:
+            scheme, path = _split(location)
+        except StorageError:
+            return None
+        same = scheme == "file" if self.scheme == "file" else scheme in S3_SCHEMES
+        return path if same else None
+
     def uri(self, path: str) -> str:
         """The location (``file:/...``, ``s3://bucket/...``) of a storage path."""
         if self.scheme == "file":
@@ -111,6 +121,29 @@ def s3_options(options: Mapping[str, str]) -> dict[str, Any]:
     return args
 
 
+S3_SCHEMES = frozenset({"s3", "s3a", "s3n"})
+
+
+def _split(uri: str) -> tuple[str, str]:
+    """``(scheme, path)`` of a location: ``("file", "/abs/dir")`` or ``("s3a", "bucket/key")``.
+
+    Raises:
+        StorageError: an S3 URI without a bucket, or a scheme hmscatalog cannot list.
+    """
+    if "://" not in uri and not uri.startswith("file:"):
+        return "file", uri.rstrip("/") or "/"
+    path = local_path(uri)
+    if path is not None:
+        return "file", str(path).rstrip("/") or "/"
+    parsed = urlparse(uri)
+    if parsed.scheme in S3_SCHEMES:
+        if not parsed.netloc:
+            raise StorageError(f"no bucket in {uri!r}")
+        return parsed.scheme, f"{parsed.netloc}{parsed.path}".rstrip("/")
+    raise StorageError(f"unsupported storage scheme {parsed.scheme!r} in {uri!r}; "
+                       "hmscatalog lists local paths, file: and s3:// locations")
+
+
 def open_storage(uri: str, options: Mapping[str, str] | None = None) -> tuple[Storage, str]:
     """The storage holding ``uri`` and the path of ``uri`` inside it.
 
@@ -118,20 +151,11 @@ def open_storage(uri: str, options: Mapping[str, str] | None = None) -> tuple[St
     """
     import pyarrow.fs as pafs
 
-    options = options or {}
-    if "://" not in uri and not uri.startswith("file:"):
-        return Storage(pafs.LocalFileSystem(), "file"), uri.rstrip("/") or "/"
-    path = local_path(uri)
-    if path is not None:
-        return Storage(pafs.LocalFileSystem(), "file"), str(path).rstrip("/") or "/"
-    parsed = urlparse(uri)
-    if parsed.scheme in ("s3", "s3a", "s3n"):
-        if not parsed.netloc:
-            raise StorageError(f"no bucket in {uri!r}")
-        try:
-            filesystem = pafs.S3FileSystem(**s3_options(options))
-        except (OSError, ValueError, TypeError) as exc:
-            raise StorageError(f"cannot open S3 for {uri!r}: {exc}") from exc
-        return Storage(filesystem, parsed.scheme), f"{parsed.netloc}{parsed.path}".rstrip("/")
-    raise StorageError(f"unsupported storage scheme {parsed.scheme!r} in {uri!r}; "
-                       "hmscatalog lists local paths, file: and s3:// locations")
+    scheme, path = _split(uri)
+    if scheme == "file":
+        return Storage(pafs.LocalFileSystem(), "file"), path
+    try:
+        filesystem = pafs.S3FileSystem(**s3_options(options or {}))
+    except (OSError, ValueError, TypeError) as exc:
+        raise StorageError(f"cannot open S3 for {uri!r}: {exc}") from exc
+    return Storage(filesystem, scheme), path
