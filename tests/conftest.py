@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -79,10 +80,20 @@ def spark(metastore_uri: str, tmp_path_factory: pytest.TempPathFactory):  # type
         session.stop()
 
 
+def _name_for(prefix: str, request: pytest.FixtureRequest, length: int) -> str:
+    """A database name from the test's name; a cut name ends in a hash of the whole one, so
+    that parametrized tests with long names never share a database (Spark's built-in catalog
+    would then serve one test's cached files to the next)."""
+    full = "".join(ch if ch.isalnum() else "_" for ch in request.node.name.lower())
+    if len(full) <= length:
+        return prefix + full
+    return prefix + full[:length - 9] + "_" + hashlib.sha1(full.encode()).hexdigest()[:8]
+
+
 @pytest.fixture
 def unique_db(client: MetastoreClient, request: pytest.FixtureRequest) -> Iterator[str]:
     """A fresh database named after the test, dropped (cascade) afterwards."""
-    name = "t_" + "".join(ch if ch.isalnum() else "_" for ch in request.node.name.lower())[:60]
+    name = _name_for("t_", request, 60)
     client.drop_database(name, cascade=True, if_exists=True)
     client.create_database(name)
     yield name
@@ -101,7 +112,7 @@ def hms(spark: Any, metastore_uri: str) -> Any:
 def db(spark: Any, hms: Any, request: pytest.FixtureRequest) -> Iterator[str]:
     """A fresh hms namespace named after the test, in nonstrict dynamic-partition mode; the
     namespace is dropped (cascade) and Hive's settings reset afterwards."""
-    name = "h_" + "".join(ch if ch.isalnum() else "_" for ch in request.node.name.lower())[:50]
+    name = _name_for("h_", request, 50)
     spark.sql(f"DROP NAMESPACE IF EXISTS hms.{name} CASCADE")
     spark.sql(f"CREATE NAMESPACE hms.{name}")
     spark.sql("SET hive.exec.dynamic.partition.mode=nonstrict")

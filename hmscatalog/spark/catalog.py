@@ -218,7 +218,12 @@ class HmsCatalog(JavaProxy):
             self._jvm.analysis_error("TableAlreadyExistsException", ident)
         except NoSuchNamespace:
             self._no_such_namespace(database)
-        return self.loadTable(ident)
+        try:
+            created = self.client.get_table(database, name)
+        except (NoSuchTable, NoSuchNamespace):
+            self._jvm.analysis_error("NoSuchTableException", ident)
+        return HmsTable(self._context, created,
+                        column_order=[str(f.name()).lower() for f in struct.fields()])
 
     def _illegal(self, message: str) -> Any:
         self._jvm.throw(self._jvm.cls("java.lang.IllegalArgumentException")(message))

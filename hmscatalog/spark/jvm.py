@@ -118,6 +118,10 @@ class Jvm:
             java_list.add(item)
         return self.cls("org.apache.spark.api.python.PythonUtils").toSeq(java_list)
 
+    def java_list(self, seq: Any) -> Any:
+        """A ``java.util.List`` view of a Scala ``Seq`` (iterable from Python)."""
+        return self.cls("scala.jdk.javaapi.CollectionConverters").asJava(seq)
+
     def hadoop_paths(self, locations: Sequence[str]) -> Any:
         """A Scala immutable ``Seq`` of Hadoop ``Path`` objects, in a few py4j calls."""
         paths = self.cls("org.apache.hadoop.util.StringUtils").stringToPath(

@@ -98,7 +98,7 @@ def check_insert(jvm: Jvm, catalogs: dict[str, MetastoreClient], text: str) -> N
 
 
 def _strings(jvm: Jvm, seq: Any) -> list[str]:
-    return [str(s) for s in jvm.cls("scala.jdk.javaapi.CollectionConverters").asJava(seq)]
+    return [str(s) for s in jvm.java_list(seq)]
 
 
 def _optional(value: Any) -> str | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -41,11 +42,20 @@ class HmsTable(JavaProxy):
         implements = [f"{CATALOG_PKG}.SupportsRead", f"{CATALOG_PKG}.SupportsWrite",
                       f"{CATALOG_PKG}.SupportsAtomicPartitionManagement"]
 
-    def __init__(self, context: CatalogContext, table: Table) -> None:
+    def __init__(self, context: CatalogContext, table: Table,
+                 column_order: Sequence[str] | None = None) -> None:
+        """``column_order``: the order in which Spark should see the columns, when it is not the
+        metastore's (data columns, then partition columns). A CTAS hands its query to the table
+        that ``createTable`` returns *by position*; the created table reports the query's order
+        so that every column lands in its own column, as the built-in catalog's CTAS does."""
         self._context = context
         self._jvm = context.jvm
         self.table = table
-        self._schema = self._jvm.struct_type([*table.columns, *table.partition_keys])
+        columns = [*table.columns, *table.partition_keys]
+        if column_order is not None:
+            by_name = {c.name: c for c in columns}
+            columns = [by_name[name] for name in column_order]
+        self._schema = self._jvm.struct_type(columns)
 
     def name(self) -> str:
         return self.table.qualified_name

@@ -20,9 +20,9 @@ from hmscatalog.expressions.predicates import AlwaysTrue, Compare, EqualNullSafe
 from hmscatalog.metastore.model import StorageFormat, Table
 from hmscatalog.partitions.codec import DEFAULT_PARTITION_NAME
 from hmscatalog.partitions.spec import PartitionSpec
-from hmscatalog.partitions.types import format_value
+from hmscatalog.partitions.types import format_value, parse_hive_type
 from hmscatalog.spark.filters import translate_v2
-from hmscatalog.spark.jvm import JavaProxy
+from hmscatalog.spark.jvm import JavaProxy, Jvm
 from hmscatalog.spark.scan import CatalogContext
 from hmscatalog.write.commit import TableCommit
 from hmscatalog.write.rules import DynamicPartitionSettings, check_partition_counts
@@ -47,6 +47,46 @@ def _static_value(spec: PartitionSpec, predicate: Any) -> tuple[str, str] | None
                 return None
             return name, text or DEFAULT_PARTITION_NAME
     return None
+
+
+def _by_name(jvm: Jvm, schema: Any) -> dict[str, Any]:
+    """The attributes of the rows Spark hands the write, by lower-case column name, in the
+    rows' order. Spark lines a CTAS query up with the created table by position, and the table
+    that ``createTable`` returns reports the query's order (see :class:`HmsTable`), so rows do
+    not always come in the metastore's order (data columns, then partition columns): files and
+    partition directories are laid out by name."""
+    attributes = jvm.cls("org.apache.spark.sql.catalyst.types.DataTypeUtils").toAttributes(schema)
+    found = {str(a.name()).lower(): a for a in jvm.java_list(attributes)}
+    return found
+
+
+def _default_partition_files(jvm: Jvm, table: Table, partition_columns: list[Any]) -> Any:
+    """Keep apart, by file name, the rows whose string partition values are NULL and those
+    whose values are ``''``.
+
+    Hive (and Spark's built-in catalog, which turns ``''`` into NULL before writing) puts both
+    in ``__HIVE_DEFAULT_PARTITION__``. Spark's file writer starts a new file whenever the
+    partition *values* change, numbering files per value from 0, so a task that sees NULL and
+    ``''`` rows opens two files of the same name in one directory and fails with
+    FileAlreadyExistsException. A writer "bucket" id that sets one bit per string partition
+    column holding ``''`` gives those files their own names (``..._00001.c000...``); rows still
+    go to the same directory, and reads see NULL for both, as in Hive. ``None`` when the table
+    has no string partition column."""
+    strings = [attr for column, attr in zip(table.partition_keys, partition_columns, strict=True)
+               if parse_hive_type(column.type).is_string]
+    if not strings:
+        return jvm.none()
+    expressions = "org.apache.spark.sql.catalyst.expressions"
+    literal = jvm.scala_object(f"{expressions}.Literal")
+    bucket_id = literal.apply(0)
+    for bit, attr in enumerate(strings):
+        empty = jvm.cls(f"{expressions}.EqualTo")(attr, literal.apply(""))
+        bucket_id = jvm.cls(f"{expressions}.BitwiseOr")(
+            bucket_id, jvm.cls(f"{expressions}.If")(empty, literal.apply(1 << bit),
+                                                    literal.apply(0)))
+    no_prefix = jvm.scala_map({}).withDefaultValue("")  # a Scala Int => String giving ""
+    return jvm.some(jvm.scala_object(f"{DATASOURCES}.WriterBucketSpec").apply(
+        bucket_id, no_prefix))
 
 
 class HmsWriteBuilder(JavaProxy):
@@ -191,13 +231,14 @@ class HmsBatchWrite(JavaProxy):
         jvm.cls("org.apache.hadoop.mapreduce.lib.output.FileOutputFormat").setOutputPath(
             job, jvm.cls("org.apache.hadoop.fs.Path")(staging))
 
-        schema = info.schema()
-        columns = jvm.cls("org.apache.spark.sql.catalyst.types.DataTypeUtils").toAttributes(schema)
-        data_count = len(table.columns)
-        partition_columns = columns.drop(data_count)
-        in_files = table.parameters.get(IN_DATA_FILES, "false").lower() == "true"
-        data_columns = columns if in_files else columns.take(data_count)
-        data_schema = schema if in_files else jvm.struct_type(table.columns)
+        attributes = _by_name(jvm, info.schema())
+        data_columns = [attributes[c.name] for c in table.columns]
+        partition_columns = [attributes[c.name] for c in table.partition_keys]
+        if table.parameters.get(IN_DATA_FILES, "false").lower() == "true":
+            data_columns += partition_columns
+        columns = jvm.seq(list(attributes.values()))
+        data_schema = jvm.cls("org.apache.spark.sql.catalyst.types.DataTypeUtils") \
+            .fromAttributes(jvm.seq(data_columns))
         file_format = jvm.cls(f"{DATASOURCES}.orc.OrcFileFormat" if table.format is
                               StorageFormat.ORC else f"{DATASOURCES}.parquet.ParquetFileFormat")()
         writer_factory = file_format.prepareWrite(jvm.jsession, job, options, data_schema)
@@ -207,8 +248,9 @@ class HmsBatchWrite(JavaProxy):
             conf, jvm.scala_object(f"{DATASOURCES}.BasicWriteJobStatsTracker").metrics())
         sql_conf = jvm.sql_conf
         description = jvm.cls(f"{DATASOURCES}.WriteJobDescription")(
-            self._write_id, conf, writer_factory, columns, data_columns, partition_columns,
-            jvm.none(), staging, jvm.scala_map({}), sql_conf.maxRecordsPerFile(),
+            self._write_id, conf, writer_factory, columns, jvm.seq(data_columns),
+            jvm.seq(partition_columns), _default_partition_files(jvm, table, partition_columns),
+            staging, jvm.scala_map({}), sql_conf.maxRecordsPerFile(),
             sql_conf.sessionLocalTimeZone(), jvm.seq([tracker]))
         committer = jvm.scala_object("org.apache.spark.internal.io.FileCommitProtocol") \
             .instantiate(sql_conf.fileCommitProtocolClass(), self._write_id, staging, False)

@@ -42,8 +42,8 @@ STAGING_PREFIX = ".hms-staging-"
 TRASH_PREFIX = ".hms-trash-"
 REGISTER_BATCH = 500
 
-# Spark names a task's files part-<task:05d>-<job id>[.c<n>]<suffix>.
-_SPARK_FILE = re.compile(r"part-(\d+)-[0-9a-f-]+(?:\.c(\d+))?(.*)")
+# Spark names a task's files part-<task:05d>-<job id>[_<bucket:05d>][.c<n>]<suffix>.
+_SPARK_FILE = re.compile(r"part-(\d+)-[0-9a-f-]+?(_\d{5})?(?:\.c(\d+))?(\..*|)")
 
 Mode = Literal["append", "overwrite"]
 
@@ -93,8 +93,8 @@ def _target_name(write_id: str, name: str, counter: Iterator[int]) -> str:
     match = _SPARK_FILE.fullmatch(name)
     if match is None:
         return f"part-{write_id}-{next(counter):05d}-{name}"
-    task, number, suffix = match.groups()
-    return f"part-{write_id}-{int(task):05d}-{int(number or 0)}{suffix}"
+    task, bucket, number, suffix = match.groups()
+    return f"part-{write_id}-{int(task):05d}-{int(number or 0)}{bucket or ''}{suffix}"
 
 
 def _data_files(directory: Path) -> list[Path]:
