@@ -87,3 +87,7 @@ class InvalidGlob(HmsCatalogError, ValueError):
 
 class TooManyPartitions(HmsCatalogError):
     """A scan would read or list more partitions (or make more list calls) than allowed."""
+
+
+class WriteFailed(HmsCatalogError):
+    """A write could not be committed; the table was left as it was before the write."""

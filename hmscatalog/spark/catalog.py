@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import posixpath
 from dataclasses import replace
 from typing import Any
+from urllib.parse import urlsplit
 
 from hmscatalog.errors import AlreadyExists, InvalidOperation, NoSuchNamespace, NoSuchTable
 from hmscatalog.metastore.client import MetastoreClient
@@ -26,8 +28,16 @@ from hmscatalog.spark.table import HmsTable
 _FORMATS = {"parquet": StorageFormat.PARQUET, "orc": StorageFormat.ORC,
             "textfile": StorageFormat.TEXT, "text": StorageFormat.TEXT}
 # Properties Spark passes to createTable that are not table parameters.
+# The SerDe properties ROW FORMAT DELIMITED sets (LazySimpleSerDe's).
+_ROW_FORMAT_DELIMITED = frozenset({"field.delim", "serialization.format", "escape.delim",
+                                   "colelction.delim", "collection.delim", "mapkey.delim",
+                                   "line.delim", "serialization.null.format"})
 _RESERVED = frozenset({"provider", "location", "comment", "owner", "external",
                        "hive.stored-as", "is_managed_location"})
+
+
+def _scala_optional(option: Any) -> str | None:
+    return str(option.get()) if option.isDefined() else None
 
 
 class HmsCatalog(JavaProxy):
@@ -211,6 +221,10 @@ class HmsCatalog(JavaProxy):
         database, name = self._names(ident)
         table = self._table_definition(database, name, struct, transforms,
                                        self._jvm.to_dict(properties))
+        return self._create(ident, table, [str(f.name()).lower() for f in struct.fields()])
+
+    def _create(self, ident: Any, table: Table, column_order: list[str] | None) -> Any:
+        database, name = table.database, table.name
         self._check_projection(table)
         try:
             self.client.create_table(table)
@@ -222,8 +236,41 @@ class HmsCatalog(JavaProxy):
             created = self.client.get_table(database, name)
         except (NoSuchTable, NoSuchNamespace):
             self._jvm.analysis_error("NoSuchTableException", ident)
-        return HmsTable(self._context, created,
-                        column_order=[str(f.name()).lower() for f in struct.fields()])
+        return HmsTable(self._context, created, column_order=column_order)
+
+    def createTableLike(self, ident: Any, info: Any, source: Any) -> Any:
+        """``CREATE TABLE ... LIKE source``: the source's columns, partitioning, file format and
+        SerDe properties, with this statement's own LOCATION, USING/STORED AS and TBLPROPERTIES
+        (as the built-in catalog's CreateTableLikeCommand; the source's table properties are
+        not copied)."""
+        props = self._jvm.to_dict(info.properties())
+        if "provider" not in props and "hive.stored-as" not in props:
+            props.update(self._format_of(source))
+        database, name = self._names(ident)
+        table = self._table_definition(database, name, info.schema(), info.partitions(), props)
+        return self._create(ident, table, None)
+
+    def _format_of(self, source: Any) -> dict[str, str]:
+        """``provider`` and ``option.*`` SerDe properties that recreate ``source``'s storage."""
+        fmt: StorageFormat | None = None
+        options: dict[str, str] = {}
+        if str(source.getClass().getSimpleName()) == "V1Table":  # the built-in catalog's
+            storage = source.v1Table().storage()
+            serde = _scala_optional(storage.serde())
+            fmt = StorageFormat.detect(_scala_optional(storage.inputFormat()), serde)
+            if fmt is None:
+                self._illegal(f"hms cannot create a table like {source.name()}: it is stored "
+                              f"with SerDe {serde}; hms creates parquet, orc and textfile tables")
+            options = self._jvm.to_dict(self._jvm.java_map(storage.properties()))
+        else:
+            try:
+                found = self.client.get_table(*str(source.name()).split(".", 1))
+                fmt, options = found.format, dict(found.storage.serde_parameters)
+            except (NoSuchTable, NoSuchNamespace, TypeError):
+                pass
+        if fmt is None:
+            return {"provider": self._jvm.to_dict(source.properties()).get("provider", "")}
+        return {"provider": fmt.name.lower(), **{f"option.{k}": v for k, v in options.items()}}
 
     def _illegal(self, message: str) -> Any:
         self._jvm.throw(self._jvm.cls("java.lang.IllegalArgumentException")(message))
@@ -260,7 +307,7 @@ class HmsCatalog(JavaProxy):
         }
         if "comment" in props:
             parameters["comment"] = props["comment"]
-        location = props.get("location")
+        location = self._qualified_location(database, props.get("location"))
         external = props.get("external", "").lower() == "true" or location is not None
         if external:
             parameters["EXTERNAL"] = "TRUE"
@@ -284,6 +331,10 @@ class HmsCatalog(JavaProxy):
                               "use STORED AS PARQUET, ORC or TEXTFILE")
         stored_as = props.get("hive.stored-as")
         provider = props.get("provider")
+        if stored_as is None and provider in (None, "hive") and any(
+                key[len("option."):] in _ROW_FORMAT_DELIMITED for key in props
+                if key.startswith("option.")):
+            stored_as = "textfile"  # ROW FORMAT DELIMITED alone: Hive's default format
         chosen = (stored_as or ("parquet" if provider in (None, "hive") else provider)).lower()
         if chosen not in _FORMATS:
             self._illegal(f"hms table {qualified}: format {chosen!r} is not supported; "
@@ -298,9 +349,12 @@ class HmsCatalog(JavaProxy):
             self._jvm.analysis_error("NoSuchTableException", ident)
         params = dict(table.parameters)
         columns = list(table.columns)
+        location = table.location
         for change in changes:
             kind = str(change.getClass().getSimpleName())
-            if kind == "SetProperty":
+            if kind == "SetProperty" and str(change.property()) == "location":
+                location = self._qualified_location(database, str(change.value()))
+            elif kind == "SetProperty":
                 params[str(change.property())] = str(change.value())
             elif kind == "RemoveProperty":
                 params.pop(str(change.property()), None)
@@ -314,10 +368,28 @@ class HmsCatalog(JavaProxy):
                                       str(comment) if comment is not None else None))
             else:
                 self._illegal(f"hms cannot apply {kind} to table {database}.{name}")
-        altered = replace(table, columns=tuple(columns), parameters=params)
+        altered = replace(table, columns=tuple(columns), parameters=params,
+                          storage=replace(table.storage, location=location))
         self._check_projection(altered)
         self.client.alter_table(altered)
+        self._context.listings.invalidate(f"{database}.{name}")
         return self.loadTable(ident)
+
+    def _qualified_location(self, database: str, location: str | None) -> str | None:
+        """``location`` as the built-in catalog stores it: a path without a scheme is a local
+        path, and a relative one lies under the database's location."""
+        if location is None:
+            return None
+        parsed = urlsplit(location)
+        if parsed.scheme not in ("", "file") or (parsed.scheme == "file" and parsed.netloc):
+            return location
+        if posixpath.isabs(parsed.path):
+            return "file:" + posixpath.normpath(parsed.path)
+        try:
+            base = self.client.get_database(database).location or ""
+        except NoSuchNamespace:
+            self._no_such_namespace(database)
+        return base.rstrip("/") + "/" + posixpath.normpath(parsed.path)
 
     def _check_projection(self, table: Table) -> None:
         """Refuse projection settings that could not be read (before the metastore changes)."""

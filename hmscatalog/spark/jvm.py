@@ -9,19 +9,38 @@ and interface defaults included) must exist on the Python object. :class:`JavaPr
 from __future__ import annotations
 
 import functools
+import re
+import traceback
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, NoReturn
 
 from py4j.java_gateway import JavaClass, JavaObject
 from py4j.protocol import Py4JJavaError
 
+from hmscatalog.errors import HmsCatalogError
 from hmscatalog.metastore.model import Column
 
 CATALOG_PKG = "org.apache.spark.sql.connector.catalog"
+# A Spark error condition whose message is "<message>" alone, without a "[CONDITION]" prefix.
+BARE_MESSAGE_CONDITION = "_LEGACY_ERROR_TEMP_2273"
 
 
 class JavaProxy:
-    """Base of Python objects that implement Java interfaces for Spark."""
+    """Base of Python objects that implement Java interfaces for Spark.
+
+    Every public method of a subclass is wrapped by :func:`_readable_errors`, so that whatever
+    it raises reaches the user of ``spark.sql`` as one short first line naming the culprit,
+    not as a Python traceback inside a Py4J error. Subclasses keep their :class:`Jvm` in
+    ``self._jvm``.
+    """
+
+    _jvm: Jvm
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for name, member in list(vars(cls).items()):
+            if callable(member) and not name.startswith("_") and not isinstance(member, type):
+                setattr(cls, name, _readable_errors(member))
 
     def hashCode(self) -> int:
         return id(self) & 0x7FFFFFFF
@@ -31,6 +50,32 @@ class JavaProxy:
 
     def toString(self) -> str:
         return f"{type(self).__name__}@{id(self):x}"
+
+
+def _readable_errors(method: Callable[..., Any]) -> Callable[..., Any]:
+    """``method``, with hmscatalog's errors (and unexpected Python ones) thrown in the JVM as
+    an ``AnalysisException`` whose message starts ``[HMS_<KIND>] <what was wrong>``, the way
+    Spark's own errors read. Java exceptions pass through unchanged."""
+
+    @functools.wraps(method)
+    def call(self: JavaProxy, *args: Any) -> Any:
+        try:
+            return method(self, *args)
+        except Py4JJavaError:
+            raise
+        except Exception as exc:
+            where = f"{type(self).__name__}.{method.__name__}"
+            self._jvm.throw(self._jvm.readable_error(exc, where))
+
+    return call
+
+
+def error_kind(exc: BaseException) -> str:
+    """``HMS_METASTORE_UNAVAILABLE`` for :class:`MetastoreUnavailable`, and so on;
+    ``HMS_INTERNAL_ERROR`` for an exception that is not hmscatalog's own (a bug)."""
+    if not isinstance(exc, HmsCatalogError):
+        return "HMS_INTERNAL_ERROR"
+    return "HMS_" + re.sub(r"(?<!^)(?=[A-Z])", "_", type(exc).__name__).upper()
 
 
 class Jvm:
@@ -122,6 +167,10 @@ class Jvm:
         """A ``java.util.List`` view of a Scala ``Seq`` (iterable from Python)."""
         return self.cls("scala.jdk.javaapi.CollectionConverters").asJava(seq)
 
+    def java_map(self, scala_map: Any) -> Any:
+        """A ``java.util.Map`` view of a Scala ``Map``."""
+        return self.cls("scala.jdk.javaapi.CollectionConverters").asJava(scala_map)
+
     def hadoop_paths(self, locations: Sequence[str]) -> Any:
         """A Scala immutable ``Seq`` of Hadoop ``Path`` objects, in a few py4j calls."""
         paths = self.cls("org.apache.hadoop.util.StringUtils").stringToPath(
@@ -181,6 +230,29 @@ class Jvm:
         """Throw a Java exception from a callback (the method must declare it, or it must be
         unchecked: the JVM wraps anything else in UndeclaredThrowableException)."""
         raise Py4JJavaError(str(exception.getMessage()), exception)
+
+    def readable_error(self, exc: BaseException, where: str) -> Any:
+        """An unchecked Spark exception for ``exc`` (see :func:`_readable_errors`) whose
+        message is ``[HMS_<KIND>] <what was wrong>``; the Python traceback travels along as its
+        cause, for logs and ``spark.sql.pyspark.jvmStacktrace.enabled``.
+
+        Checked exceptions (``AnalysisException``) cannot leave a py4j proxy except where the
+        Java method declares them, and Spark builds messages only for the error conditions it
+        knows: ``SparkRuntimeException`` under a condition whose message is the bare
+        ``<message>`` gives exactly our text, and PySpark raises it as its own
+        ``SparkRuntimeException``."""
+        kind = error_kind(exc)
+        message = str(exc).strip() or type(exc).__name__
+        if kind == "HMS_INTERNAL_ERROR":
+            message = f"hms failed in {where}: {type(exc).__name__}: {message}"
+        text = f"[{kind}] {message}"
+        cause = self.cls("java.lang.RuntimeException")("".join(traceback.format_exception(exc)))
+        try:
+            return self.cls("org.apache.spark.SparkRuntimeException")(
+                BARE_MESSAGE_CONDITION, self.scala_map({"message": text}), cause,
+                self.array(self.cls("org.apache.spark.QueryContext"), []), "")
+        except Py4JJavaError:  # a Spark without that condition: still one readable line
+            return self.cls("java.lang.IllegalStateException")(text, cause)
 
     def analysis_error(self, name: str, *args: Any) -> NoReturn:
         """Throw ``org.apache.spark.sql.catalyst.analysis.<name>(*args)``."""

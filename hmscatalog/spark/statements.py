@@ -31,7 +31,8 @@ from hmscatalog.spark.jvm import Jvm, quoted
 from hmscatalog.write.rules import DynamicPartitionSettings, check_partition_clause
 
 _COMMENTS = r"\s*(?:(?:--[^\n]*(?:\n|$)|/\*.*?\*/)\s*)*"  # leading comments
-_INSERT = re.compile(_COMMENTS + r"insert\b", re.IGNORECASE | re.DOTALL)
+# Any statement that may hold an INSERT: plain, after WITH, Hive's FROM ... INSERT, multi-insert.
+_INSERT = re.compile(r"\binsert\b", re.IGNORECASE)
 # MSCK REPAIR TABLE, REPAIR TABLE, ALTER TABLE ... RECOVER PARTITIONS; the parser decides.
 _REPAIR = re.compile(_COMMENTS + r"(?:msck\b|repair\b|alter\b.*\brecover\s+partitions\b)",
                      re.IGNORECASE | re.DOTALL)
@@ -56,7 +57,7 @@ def _checked(run: Callable[..., Any], jvm: Jvm,
              catalogs: dict[str, MetastoreClient]) -> Callable[..., Any]:
     @functools.wraps(run)
     def sql(sqlQuery: str, *args: Any, **kwargs: Any) -> Any:
-        if isinstance(sqlQuery, str) and _INSERT.match(sqlQuery):
+        if isinstance(sqlQuery, str) and _INSERT.search(sqlQuery):
             check_insert(jvm, catalogs, sqlQuery)
         elif isinstance(sqlQuery, str) and _REPAIR.match(sqlQuery) and repair(
                 jvm, catalogs, sqlQuery):
@@ -67,15 +68,34 @@ def _checked(run: Callable[..., Any], jvm: Jvm,
 
 
 def check_insert(jvm: Jvm, catalogs: dict[str, MetastoreClient], text: str) -> None:
-    """Raise :class:`~hmscatalog.errors.DynamicPartitionError` if ``text`` is an INSERT into an
-    hms table whose PARTITION clause breaks Hive's rules. Anything else passes unchecked (Spark
-    reports its own errors when it runs the statement)."""
+    """Raise :class:`~hmscatalog.errors.DynamicPartitionError` if ``text`` inserts into an hms
+    table with a PARTITION clause that breaks Hive's rules: every INSERT of the statement is
+    checked, wherever it stands (after WITH, in Hive's ``FROM src INSERT ...`` and in each
+    branch of a multi-insert). Anything else passes unchecked (Spark reports its own errors
+    when it runs the statement)."""
     try:
         plan = jvm.jsession.sessionState().sqlParser().parsePlan(text)
     except Py4JJavaError:
         return
-    if str(plan.getClass().getSimpleName()) != "InsertIntoStatement":
-        return
+    for insert in _inserts(jvm, plan):
+        _check_insert(jvm, catalogs, insert)
+
+
+def _inserts(jvm: Jvm, plan: Any) -> list[Any]:
+    """The ``InsertIntoStatement`` nodes of a parsed plan."""
+    found, pending = [], [plan]
+    while pending:
+        node = pending.pop()
+        if str(node.getClass().getSimpleName()) == "InsertIntoStatement":
+            found.append(node)
+        else:
+            pending.extend(jvm.java_list(node.children()))
+    return found
+
+
+def _check_insert(jvm: Jvm, catalogs: dict[str, MetastoreClient], plan: Any) -> None:
+    if str(plan.table().getClass().getSimpleName()) != "UnresolvedRelation":
+        return  # INSERT INTO IDENTIFIER(...): resolved later, by Spark
     target = _target(jvm, catalogs, _strings(jvm, plan.table().multipartIdentifier()))
     if target is None:
         return
@@ -88,7 +108,7 @@ def check_insert(jvm: Jvm, catalogs: dict[str, MetastoreClient], text: str) -> N
     if not table.partition_keys:
         return
     clause: dict[str, str | None] = {}
-    spec = jvm.cls("scala.jdk.javaapi.CollectionConverters").asJava(plan.partitionSpec())
+    spec = jvm.java_map(plan.partitionSpec())
     for key in spec.keySet():
         value = spec.get(key)
         clause[str(key)] = str(value.get()) if value.isDefined() else None

@@ -9,6 +9,8 @@ from typing import Any
 from hmscatalog.errors import AlreadyExists, NoSuchPartition
 from hmscatalog.metastore.model import Partition, StorageFormat, Table
 from hmscatalog.partitions.codec import make_part_name, parse_part_name
+from hmscatalog.projection.config import TEMPLATE
+from hmscatalog.sources.projection import projection_of
 from hmscatalog.spark.jvm import CATALOG_PKG, JavaProxy
 from hmscatalog.spark.rows import internal_row, partition_strings
 from hmscatalog.spark.scan import CatalogContext, HmsScanBuilder
@@ -107,6 +109,12 @@ class HmsTable(JavaProxy):
 
     def newWriteBuilder(self, info: Any) -> Any:
         self._require_supported_format("write")
+        projection = projection_of(self.table)
+        if projection is not None and projection.template is not None:
+            self._jvm.throw(self._jvm.cls("java.lang.UnsupportedOperationException")(
+                f"hms cannot write table {self.table.qualified_name}: its partitions are read "
+                f"from {TEMPLATE} ({projection.template}), and hms writes partitions only to "
+                "key=value directories under the table location"))
         return HmsWriteBuilder(self._context, self.table, info)
 
     # -- partitions (ALTER TABLE ADD/DROP PARTITION, SHOW PARTITIONS) ----------------------

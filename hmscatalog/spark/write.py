@@ -14,7 +14,7 @@ import datetime as dt
 import uuid
 from typing import Any, Literal
 
-from hmscatalog.errors import DynamicPartitionError, HmsCatalogError
+from hmscatalog.errors import DynamicPartitionError, HmsCatalogError, WriteFailed
 from hmscatalog.expressions.literals import Uncomparable, coerce_literal
 from hmscatalog.expressions.predicates import AlwaysTrue, Compare, EqualNullSafe
 from hmscatalog.metastore.model import StorageFormat, Table
@@ -280,9 +280,9 @@ class HmsBatchWrite(JavaProxy):
         except DynamicPartitionError as exc:
             self._jvm.throw(self._jvm.cls("java.lang.IllegalArgumentException")(str(exc)))
         except (HmsCatalogError, OSError) as exc:
-            self._jvm.throw(self._jvm.cls("java.lang.IllegalStateException")(
-                f"hms could not commit the write into {self._table.qualified_name}; the table "
-                f"is unchanged: {exc}"))
+            raise WriteFailed(f"hms could not commit the write into "
+                              f"{self._table.qualified_name}; the table is unchanged: {exc}") \
+                from exc
         finally:
             self._context.listings.invalidate(self._table.qualified_name)
 

@@ -15,7 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from hmscatalog.errors import DynamicPartitionError, InvalidPartitionSpec
+from hmscatalog.errors import DynamicPartitionError, InvalidPartitionSpec, InvalidPartitionValue
+from hmscatalog.partitions.codec import make_part_name
 
 ENABLED = "hive.exec.dynamic.partition"
 MODE = "hive.exec.dynamic.partition.mode"
@@ -97,6 +98,9 @@ def check_partition_clause(
         raise InvalidPartitionSpec(
             f"not partition columns of table {table}: {', '.join(unknown)} "
             f"(partition columns: {', '.join(names)})")
+    for name, value in given.items():
+        if value is not None:
+            check_static_value(table, name, value)
     dynamic = [given.get(name) is None for name in names]
     if any(dynamic[i] and not dynamic[i + 1] for i in range(len(dynamic) - 1)):
         raise DynamicPartitionError(
@@ -111,6 +115,31 @@ def check_partition_clause(
         raise DynamicPartitionError(
             "Dynamic partition strict mode requires at least one static partition column. "
             "To turn this off set hive.exec.dynamic.partition.mode=nonstrict")
+
+
+# The longest file or directory name local file systems and HDFS accept, in bytes.
+MAX_NAME_BYTES = 255
+
+
+def check_static_value(table: str, column: str, value: str) -> None:
+    """Refuse a PARTITION clause value that no partition directory can be named after, before
+    anything is written (Spark would fail in a task with "Mkdirs failed" and no word of the
+    value).
+
+    Raises:
+        InvalidPartitionValue: the value holds U+0000, or its directory name is too long.
+    """
+    if "\0" in value:
+        raise InvalidPartitionValue(
+            f"partition value {value!r} of column {column} of table {table} contains U+0000 "
+            "(NUL), which a partition directory name cannot hold")
+    name = make_part_name([column], [value])
+    size = len(name.encode("utf-8"))
+    if size > MAX_NAME_BYTES:
+        raise InvalidPartitionValue(
+            f"partition value {value[:40]!r}... of column {column} of table {table} makes a "
+            f"directory name of {size} bytes, over the {MAX_NAME_BYTES} bytes file systems "
+            "allow")
 
 
 def check_partition_counts(

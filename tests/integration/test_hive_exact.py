@@ -115,3 +115,179 @@ def test_two_string_partition_columns_null_and_empty(spark: Any, db: str) -> Non
         _, want_a, want_b = values[id_]
         assert a == (None if want_a in ("NULL", "''") else "x")
         assert b == (None if want_b in ("NULL", "''") else "y")
+
+
+def test_set_location_and_relative_locations(spark: Any, db: str, client: MetastoreClient,
+                                             tmp_path: Path) -> None:
+    """``ALTER TABLE ... SET LOCATION`` moves the table's storage descriptor (before, it became
+    a table property and the next INSERT still wrote to the old place); a relative LOCATION
+    lies under the database's location, as in the built-in catalog."""
+    spark.sql(f"CREATE TABLE hms.{db}.t (a INT) PARTITIONED BY (p INT) STORED AS PARQUET")
+    spark.sql(f"INSERT INTO hms.{db}.t VALUES (1, 1)")
+    old = _location(client, db, "t")
+    new = tmp_path / "moved"
+    new.mkdir()
+    spark.sql(f"ALTER TABLE hms.{db}.t SET LOCATION '{new}'")
+    table = client.get_table(db, "t")
+    assert table.location == f"file:{new}"
+    assert "location" not in table.parameters
+    described = dict(spark.sql(f"DESCRIBE TABLE EXTENDED hms.{db}.t").select(
+        "col_name", "data_type").collect())
+    assert described["Location"] == f"file:{new}"
+    spark.sql(f"INSERT INTO hms.{db}.t VALUES (2, 2)")
+    assert (new / "p=2").is_dir() and not (old / "p=2").exists()
+    assert (old / "p=1").is_dir()  # as in Hive: partitions keep their own locations
+    assert _rows(spark, f"SELECT * FROM hms.{db}.t") == [(1, 1), (2, 2)]
+
+    spark.sql(f"CREATE TABLE hms.{db}.ours (a INT) STORED AS PARQUET LOCATION 'rel/ours'")
+    spark.sql(f"CREATE TABLE spark_catalog.{db}.theirs (a INT) STORED AS PARQUET "
+              "LOCATION 'rel/theirs'")
+    database = client.get_database(db).location
+    assert client.get_table(db, "ours").location == f"{database}/rel/ours"
+    assert client.get_table(db, "theirs").location == f"{database}/rel/theirs"
+
+
+def test_row_format_delimited_alone_makes_a_text_table(spark: Any, db: str,
+                                                        client: MetastoreClient) -> None:
+    """Without STORED AS, ROW FORMAT DELIMITED means Hive's default format, text (before, hms
+    made a Parquet table with a field delimiter). hms cannot read text yet and says so."""
+    ddl = "(a INT, b STRING) ROW FORMAT DELIMITED FIELDS TERMINATED BY ','"
+    spark.sql(f"CREATE TABLE hms.{db}.ours {ddl}")
+    spark.sql(f"CREATE TABLE spark_catalog.{db}.theirs {ddl}")
+    ours, theirs = client.get_table(db, "ours"), client.get_table(db, "theirs")
+    assert ours.storage.input_format == theirs.storage.input_format == \
+        "org.apache.hadoop.mapred.TextInputFormat"
+    assert ours.storage.serde == theirs.storage.serde
+    assert ours.storage.serde_parameters["field.delim"] == ","
+    spark.sql(f"INSERT INTO spark_catalog.{db}.ours VALUES (1, 'x')")  # Hive's text writer
+    assert _rows(spark, f"SELECT * FROM spark_catalog.{db}.ours") == [(1, "x")]
+    with pytest.raises(Exception) as refused:
+        spark.sql(f"SELECT * FROM hms.{db}.ours").collect()
+    assert _first_line(refused.value) == (
+        f"hms cannot read table {db}.ours: it is stored as text; hms can read parquet and orc "
+        "tables")
+
+
+def test_writes_into_a_templated_projection_table_are_refused(spark: Any, db: str,
+                                                              client: MetastoreClient,
+                                                              tmp_path: Path) -> None:
+    """Reads of such a table look only at the template's paths, so rows written to
+    ``day=.../`` directories would be invisible: the write is refused, nothing changes."""
+    root = tmp_path / "events"
+    root.mkdir()
+    spark.conf.set("spark.sql.variable.substitute", "false")
+    try:
+        spark.sql(f"CREATE TABLE hms.{db}.t (a INT) PARTITIONED BY (day STRING) "
+                  f"STORED AS PARQUET LOCATION 'file:{root}' TBLPROPERTIES ("
+                  "'projection.enabled'='true', 'projection.day.type'='enum', "
+                  "'projection.day.values'='mon,tue', "
+                  f"'storage.location.template'='file:{root}/by-day/${{day}}')")
+    finally:
+        spark.conf.unset("spark.sql.variable.substitute")
+    for write in (f"INSERT INTO hms.{db}.t VALUES (1, 'mon')",
+                  f"INSERT INTO hms.{db}.t PARTITION (day='tue') VALUES (2)"):
+        with pytest.raises(Exception) as refused:
+            spark.sql(write)
+        assert _first_line(refused.value).startswith(
+            f"hms cannot write table {db}.t: its partitions are read from "
+            f"storage.location.template (file:{root}/by-day/${{day}})"), write
+    assert [p for p in root.rglob("*") if p.is_file()] == []
+    assert client.list_partition_names(db, "t") == []
+
+
+@pytest.mark.parametrize("insert", [
+    "WITH s AS (SELECT 1 AS a, 'x' AS p) INSERT INTO {t} SELECT * FROM s",
+    "FROM (SELECT 1 AS a, 'x' AS p) s INSERT INTO {t} SELECT a, p",
+    "FROM (SELECT 1 AS a, 'x' AS p) s INSERT INTO {t} PARTITION (p='y') SELECT a "
+    "INSERT INTO {t} SELECT a, p",
+])
+def test_every_insert_form_gets_hives_rules(spark: Any, db: str, insert: str) -> None:
+    """CTEs, Hive's FROM-first INSERT and multi-insert are checked like a plain INSERT: in
+    strict mode, and with dynamic partitions switched off; nothing is written."""
+    spark.sql(f"CREATE TABLE hms.{db}.t (a INT) PARTITIONED BY (p STRING) STORED AS PARQUET")
+    statement = insert.format(t=f"hms.{db}.t")
+    spark.sql("SET hive.exec.dynamic.partition.mode=strict")
+    with pytest.raises(Exception) as strict:
+        spark.sql(statement)
+    assert _first_line(strict.value).startswith(
+        "Dynamic partition strict mode requires at least one static partition column")
+    spark.sql("SET hive.exec.dynamic.partition.mode=nonstrict")
+    spark.sql("SET hive.exec.dynamic.partition=false")
+    try:
+        with pytest.raises(Exception) as disabled:
+            spark.sql(statement)
+        assert _first_line(disabled.value).startswith("Dynamic partition is disabled")
+    finally:
+        spark.sql("RESET hive.exec.dynamic.partition")
+    assert _rows(spark, f"SELECT * FROM hms.{db}.t") == []
+    spark.sql(statement)  # nonstrict, enabled: the statement runs
+    assert (1, "x") in _rows(spark, f"SELECT * FROM hms.{db}.t")
+
+
+def test_errors_have_one_readable_first_line(spark: Any, db: str, client: MetastoreClient,
+                                             tmp_path: Path) -> None:
+    """What a user of ``spark.sql`` sees first names the culprit (before: "An error occurred
+    while calling o37.sql." and a Python traceback of 7-11 KB)."""
+    from hmscatalog.metastore.server import free_port
+    from hmscatalog.spark import attach
+
+    port = free_port()
+    attach(spark, name="hms_unreachable", uri=f"thrift://127.0.0.1:{port}", timeout_s=2)
+    with pytest.raises(Exception) as unreachable:
+        spark.sql(f"SELECT * FROM hms_unreachable.{db}.t")
+    assert _first_line(unreachable.value).startswith(
+        f"[HMS_METASTORE_UNAVAILABLE] metastore thrift://127.0.0.1:{port} unavailable")
+
+    root = tmp_path / "found"
+    for key in ("a", "b", "c"):
+        (root / f"k={key}").mkdir(parents=True)
+    spark.sql(f"CREATE TABLE hms.{db}.d (v INT) PARTITIONED BY (k STRING) STORED AS PARQUET "
+              f"LOCATION 'file:{root}' TBLPROPERTIES ('hmscatalog.discovery.enabled'='true', "
+              "'hmscatalog.discovery.max-partitions'='2')")
+    with pytest.raises(Exception) as too_many:
+        spark.sql(f"SELECT * FROM hms.{db}.d").collect()
+    assert _first_line(too_many.value) == (
+        f"[HMS_TOO_MANY_PARTITIONS] discovery of table {db}.d found 3 matching partitions, more "
+        "than 2; add a filter on the partition columns ['k'] or raise "
+        "hmscatalog.discovery.max-partitions")
+
+    spark.sql(f"CREATE TABLE hms.{db}.t (a INT) PARTITIONED BY (p STRING) STORED AS PARQUET")
+    with pytest.raises(Exception) as nul:
+        spark.sql(f"INSERT INTO hms.{db}.t PARTITION (p='x\\0y') VALUES (1)")
+    assert _first_line(nul.value) == (
+        f"partition value 'x\\x00y' of column p of table {db}.t contains U+0000 (NUL), which a "
+        "partition directory name cannot hold")
+    with pytest.raises(Exception) as long_value:
+        spark.sql(f"INSERT OVERWRITE hms.{db}.t PARTITION (p='{'v' * 300}') VALUES (1)")
+    assert _first_line(long_value.value).endswith(
+        "makes a directory name of 302 bytes, over the 255 bytes file systems allow")
+    assert client.list_partition_names(db, "t") == []
+    assert [p for p in _location(client, db, "t").rglob("*") if p.is_file()] == []
+
+
+def test_create_table_like(spark: Any, db: str, client: MetastoreClient,
+                           tmp_path: Path) -> None:
+    """``CREATE TABLE ... LIKE`` copies columns, partitioning and storage, and takes its own
+    LOCATION, format and properties, as the built-in catalog does."""
+    spark.sql(f"CREATE TABLE hms.{db}.src (a INT, b STRING) PARTITIONED BY (p INT) "
+              "STORED AS ORC TBLPROPERTIES ('team'='x')")
+    spark.sql(f"CREATE TABLE hms.{db}.ours LIKE hms.{db}.src")
+    spark.sql(f"CREATE TABLE spark_catalog.{db}.theirs LIKE spark_catalog.{db}.src")
+    ours, theirs = client.get_table(db, "ours"), client.get_table(db, "theirs")
+    for table in (ours, theirs):
+        assert [(c.name, c.type) for c in table.columns] == [("a", "int"), ("b", "string")]
+        assert [(c.name, c.type) for c in table.partition_keys] == [("p", "int")]
+        assert table.storage.input_format == "org.apache.hadoop.hive.ql.io.orc.OrcInputFormat"
+        assert "team" not in table.parameters
+        assert table.table_type == "MANAGED_TABLE"
+    spark.sql(f"INSERT INTO hms.{db}.ours VALUES (1, 'x', 7)")
+    assert _rows(spark, f"SELECT * FROM spark_catalog.{db}.ours") == [(1, "x", 7)]
+
+    spark.sql(f"CREATE TABLE spark_catalog.{db}.builtin (a INT) STORED AS PARQUET")
+    elsewhere = tmp_path / "like"
+    spark.sql(f"CREATE TABLE hms.{db}.from_builtin LIKE spark_catalog.{db}.builtin "
+              f"LOCATION '{elsewhere}' TBLPROPERTIES ('k'='v')")
+    copied = client.get_table(db, "from_builtin")
+    assert copied.format is not None and copied.format.name == "PARQUET"
+    assert copied.location == f"file:{elsewhere}" and copied.table_type == "EXTERNAL_TABLE"
+    assert copied.parameters["k"] == "v"
