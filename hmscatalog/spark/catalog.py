@@ -275,6 +275,11 @@ class HmsCatalog(JavaProxy):
     def _illegal(self, message: str) -> Any:
         self._jvm.throw(self._jvm.cls("java.lang.IllegalArgumentException")(message))
 
+    def _unsupported(self, message: str) -> Any:
+        """Refuse an ALTER TABLE change (Spark wraps an IllegalArgumentException from
+        alterTable in an error PySpark shows only as a Py4J trace)."""
+        self._jvm.throw(self._jvm.cls("java.lang.UnsupportedOperationException")(message))
+
     def _table_definition(
         self, database: str, name: str, struct: Any, transforms: Any, props: dict[str, str]
     ) -> Table:
@@ -361,13 +366,15 @@ class HmsCatalog(JavaProxy):
             elif kind == "AddColumn":
                 names = [str(p) for p in change.fieldNames()]
                 if len(names) != 1:
-                    self._illegal(f"hms cannot add nested column {'.'.join(names)} to "
+                    self._unsupported(f"hms cannot add nested column {'.'.join(names)} to "
                                   f"{database}.{name}")
                 comment = change.comment()
                 columns.append(Column(names[0].lower(), self._jvm.hive_type(change.dataType()),
                                       str(comment) if comment is not None else None))
             else:
-                self._illegal(f"hms cannot apply {kind} to table {database}.{name}")
+                self._unsupported(
+                    f"hms cannot apply {kind} to table {database}.{name}; ALTER TABLE on hms "
+                    "tables can SET/UNSET TBLPROPERTIES, SET LOCATION and ADD COLUMNS")
         altered = replace(table, columns=tuple(columns), parameters=params,
                           storage=replace(table.storage, location=location))
         self._check_projection(altered)

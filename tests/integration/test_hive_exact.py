@@ -263,6 +263,11 @@ def test_errors_have_one_readable_first_line(spark: Any, db: str, client: Metast
         "makes a directory name of 302 bytes, over the 255 bytes file systems allow")
     assert client.list_partition_names(db, "t") == []
     assert [p for p in _location(client, db, "t").rglob("*") if p.is_file()] == []
+    with pytest.raises(Exception) as drop_column:
+        spark.sql(f"ALTER TABLE hms.{db}.t DROP COLUMN a")
+    assert _first_line(drop_column.value) == (
+        f"hms cannot apply DeleteColumn to table {db}.t; ALTER TABLE on hms tables can SET/UNSET "
+        "TBLPROPERTIES, SET LOCATION and ADD COLUMNS")
 
 
 def test_create_table_like(spark: Any, db: str, client: MetastoreClient,
