@@ -94,7 +94,10 @@ def _target_name(write_id: str, name: str, counter: Iterator[int]) -> str:
     if match is None:
         return f"part-{write_id}-{next(counter):05d}-{name}"
     task, bucket, number, suffix = match.groups()
-    return f"part-{write_id}-{int(task):05d}-{int(number or 0)}{bucket or ''}{suffix}"
+    # A bucket mark tells apart files of rows with '' in a string partition column (see
+    # hmscatalog.spark.write); the usual bucket 0 needs no mark.
+    mark = bucket if bucket and bucket != "_00000" else ""
+    return f"part-{write_id}-{int(task):05d}-{int(number or 0)}{mark}{suffix}"
 
 
 def _data_files(directory: Path) -> list[Path]:
