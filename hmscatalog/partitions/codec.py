@@ -24,16 +24,16 @@ from hmscatalog.errors import InvalidPartitionSpec
 
 DEFAULT_PARTITION_NAME = "__HIVE_DEFAULT_PARTITION__"
 
-_ESCAPED = frozenset(
+ESCAPED_CHARACTERS = frozenset(
     [chr(c) for c in range(0x01, 0x20)] + list("\"#%'*/:=?\\\x7f{[]^")
 )
 
 
 def escape_path_name(text: str) -> str:
     """Escape one key or value for use in a partition directory name."""
-    if not any(ch in _ESCAPED for ch in text):
+    if not any(ch in ESCAPED_CHARACTERS for ch in text):
         return text
-    return "".join(f"%{ord(ch):02X}" if ch in _ESCAPED else ch for ch in text)
+    return "".join(f"%{ord(ch):02X}" if ch in ESCAPED_CHARACTERS else ch for ch in text)
 
 
 _ESCAPE_SEQUENCE = re.compile(r"%([0-9A-Fa-f]{2})")

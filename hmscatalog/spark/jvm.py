@@ -245,8 +245,11 @@ class Jvm:
         message = str(exc).strip() or type(exc).__name__
         if kind == "HMS_INTERNAL_ERROR":
             message = f"hms failed in {where}: {type(exc).__name__}: {message}"
-        text = f"[{kind}] {message}"
         cause = self.cls("java.lang.RuntimeException")("".join(traceback.format_exception(exc)))
+        return self.bare_error(f"[{kind}] {message}", cause)
+
+    def bare_error(self, text: str, cause: Any) -> Any:
+        """A ``SparkRuntimeException`` whose message is exactly ``text``."""
         try:
             return self.cls("org.apache.spark.SparkRuntimeException")(
                 BARE_MESSAGE_CONDITION, self.scala_map({"message": text}), cause,

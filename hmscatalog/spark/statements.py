@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from py4j.protocol import Py4JJavaError
-from pyspark.errors.exceptions.captured import convert_exception
+from pyspark.errors.exceptions.captured import CapturedException, convert_exception
 from pyspark.sql.types import StructType
 
 from hmscatalog.errors import NoSuchObject
@@ -62,9 +62,35 @@ def _checked(run: Callable[..., Any], jvm: Jvm,
         elif isinstance(sqlQuery, str) and _REPAIR.match(sqlQuery) and repair(
                 jvm, catalogs, sqlQuery):
             return jvm.spark.createDataFrame([], StructType([]))  # what Spark's MSCK returns
-        return run(sqlQuery, *args, **kwargs)
+        try:
+            return run(sqlQuery, *args, **kwargs)
+        except (CapturedException, Py4JJavaError) as exc:
+            inside = _hms_error_inside(jvm, exc)
+            if inside is None:
+                raise
+            raise inside from exc
 
     return sql
+
+
+def _hms_error_inside(jvm: Jvm, exc: CapturedException | Py4JJavaError) -> Exception | None:
+    """An error of hmscatalog's that Spark reports only deep inside another (a task's
+    ``[HMS_...]`` error behind "Job aborted due to stage failure"), as an exception whose first
+    line is hmscatalog's message; ``None`` when there is none, or it is on top already."""
+    if str(exc).lstrip().startswith("[HMS_"):
+        return None
+    throwable = exc._origin if isinstance(exc, CapturedException) else exc.java_exception
+    for _ in range(32):  # cause chains are short; a cycle must not hang the caller
+        if throwable is None:
+            return None
+        message = str(throwable.getMessage() or "")
+        start = message.find("[HMS_")
+        if start >= 0:
+            text = message[start:].split("\n", 1)[0]
+            text = re.sub(r" SQLSTATE: \w+$", "", text)
+            return convert_exception(jvm.bare_error(text, throwable))
+        throwable = throwable.getCause()
+    return None
 
 
 def check_insert(jvm: Jvm, catalogs: dict[str, MetastoreClient], text: str) -> None:

@@ -20,9 +20,10 @@ from hmscatalog.expressions.predicates import AlwaysTrue, Compare, EqualNullSafe
 from hmscatalog.metastore.model import StorageFormat, Table
 from hmscatalog.partitions.codec import DEFAULT_PARTITION_NAME
 from hmscatalog.partitions.spec import PartitionSpec
-from hmscatalog.partitions.types import format_value, parse_hive_type
+from hmscatalog.partitions.types import format_value
 from hmscatalog.spark.filters import translate_v2
 from hmscatalog.spark.jvm import JavaProxy, Jvm
+from hmscatalog.spark.partition_guard import partition_guard
 from hmscatalog.spark.scan import CatalogContext
 from hmscatalog.write.commit import TableCommit
 from hmscatalog.write.rules import DynamicPartitionSettings, check_partition_counts
@@ -58,35 +59,6 @@ def _by_name(jvm: Jvm, schema: Any) -> dict[str, Any]:
     attributes = jvm.cls("org.apache.spark.sql.catalyst.types.DataTypeUtils").toAttributes(schema)
     found = {str(a.name()).lower(): a for a in jvm.java_list(attributes)}
     return found
-
-
-def _default_partition_files(jvm: Jvm, table: Table, partition_columns: list[Any]) -> Any:
-    """Keep apart, by file name, the rows whose string partition values are NULL and those
-    whose values are ``''``.
-
-    Hive (and Spark's built-in catalog, which turns ``''`` into NULL before writing) puts both
-    in ``__HIVE_DEFAULT_PARTITION__``. Spark's file writer starts a new file whenever the
-    partition *values* change, numbering files per value from 0, so a task that sees NULL and
-    ``''`` rows opens two files of the same name in one directory and fails with
-    FileAlreadyExistsException. A writer "bucket" id that sets one bit per string partition
-    column holding ``''`` gives those files their own names (``..._00001.c000...``); rows still
-    go to the same directory, and reads see NULL for both, as in Hive. ``None`` when the table
-    has no string partition column."""
-    strings = [attr for column, attr in zip(table.partition_keys, partition_columns, strict=True)
-               if parse_hive_type(column.type).is_string]
-    if not strings:
-        return jvm.none()
-    expressions = "org.apache.spark.sql.catalyst.expressions"
-    literal = jvm.scala_object(f"{expressions}.Literal")
-    bucket_id = literal.apply(0)
-    for bit, attr in enumerate(strings):
-        empty = jvm.cls(f"{expressions}.EqualTo")(attr, literal.apply(""))
-        bucket_id = jvm.cls(f"{expressions}.BitwiseOr")(
-            bucket_id, jvm.cls(f"{expressions}.If")(empty, literal.apply(1 << bit),
-                                                    literal.apply(0)))
-    no_prefix = jvm.scala_map({}).withDefaultValue("")  # a Scala Int => String giving ""
-    return jvm.some(jvm.scala_object(f"{DATASOURCES}.WriterBucketSpec").apply(
-        bucket_id, no_prefix))
 
 
 class HmsWriteBuilder(JavaProxy):
@@ -249,7 +221,7 @@ class HmsBatchWrite(JavaProxy):
         sql_conf = jvm.sql_conf
         description = jvm.cls(f"{DATASOURCES}.WriteJobDescription")(
             self._write_id, conf, writer_factory, columns, jvm.seq(data_columns),
-            jvm.seq(partition_columns), _default_partition_files(jvm, table, partition_columns),
+            jvm.seq(partition_columns), partition_guard(jvm, table, partition_columns),
             staging, jvm.scala_map({}), sql_conf.maxRecordsPerFile(),
             sql_conf.sessionLocalTimeZone(), jvm.seq([tracker]))
         committer = jvm.scala_object("org.apache.spark.internal.io.FileCommitProtocol") \

@@ -261,8 +261,22 @@ def test_errors_have_one_readable_first_line(spark: Any, db: str, client: Metast
         spark.sql(f"INSERT OVERWRITE hms.{db}.t PARTITION (p='{'v' * 300}') VALUES (1)")
     assert _first_line(long_value.value).endswith(
         "makes a directory name of 302 bytes, over the 255 bytes file systems allow")
+    # The same values from the query (dynamic partitions), checked in the tasks before any
+    # directory is made, and reported by the writer rather than as "Mkdirs failed".
+    with pytest.raises(Exception) as dynamic_nul:
+        spark.sql(f"INSERT INTO hms.{db}.t SELECT 1, concat('x', char(0), 'y')")
+    assert _first_line(dynamic_nul.value) == (
+        f"[HMS_INVALID_PARTITION_VALUE] partition value 'x\\x00y' of column p of table {db}.t "
+        "contains U+0000 (NUL), which a partition directory name cannot hold")
+    with pytest.raises(Exception) as dynamic_long:
+        spark.sql(f"INSERT INTO hms.{db}.t SELECT 1, repeat('/', 85)")  # 255 escaped + "p="
+    assert _first_line(dynamic_long.value) == (
+        f"[HMS_INVALID_PARTITION_VALUE] partition value '{'/' * 60}' of column p of table "
+        f"{db}.t makes a directory name over the 255 bytes file systems allow")
     assert client.list_partition_names(db, "t") == []
     assert [p for p in _location(client, db, "t").rglob("*") if p.is_file()] == []
+    spark.sql(f"INSERT INTO hms.{db}.t SELECT 1, repeat('/', 84)")  # exactly 255 bytes
+    assert client.list_partition_names(db, "t") == ["p=" + "%2F" * 84]
     with pytest.raises(Exception) as drop_column:
         spark.sql(f"ALTER TABLE hms.{db}.t DROP COLUMN a")
     assert _first_line(drop_column.value) == (
