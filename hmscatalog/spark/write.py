@@ -57,8 +57,7 @@ def _by_name(jvm: Jvm, schema: Any) -> dict[str, Any]:
     not always come in the metastore's order (data columns, then partition columns): files and
     partition directories are laid out by name."""
     attributes = jvm.cls("org.apache.spark.sql.catalyst.types.DataTypeUtils").toAttributes(schema)
-    found = {str(a.name()).lower(): a for a in jvm.java_list(attributes)}
-    return found
+    return {str(a.name()).lower(): a for a in jvm.java_list(attributes)}
 
 
 class HmsWriteBuilder(JavaProxy):
