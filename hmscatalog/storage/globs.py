@@ -4,7 +4,10 @@ A pattern is a storage path (``/abs/dir/...`` or ``bucket/key/...``) matched one
 time; nothing but ``**`` crosses a ``/``:
 
 * ``*`` -- any run of characters, possibly empty; ``?`` -- exactly one character;
-* ``**`` as a whole segment -- zero or more directory levels (``x**y`` is just ``x*y``);
+* ``**`` as a whole segment -- zero or more directory levels (``x**y`` is just ``x*y``); as the
+  last segment, one or more levels: ``x/**`` is everything below ``x``, and ``*/**`` never
+  matches a file directly in the prefix (as in DuckDB, whose ``**`` stands for directories and
+  whose trailing ``**`` for the entries below them);
 * ``{a,b*,c}`` -- one of the alternatives, each literal text with optional ``*``/``?``;
 * ``{N..M}`` -- the whole numbers from N to M, in either order; if a bound is written with a
   leading zero (``{01..10}``) every number is zero-padded to the width of the wider bound.
@@ -15,13 +18,14 @@ name never matches their first character and ``**`` never enters them, but a pat
 the character out (``_SUCCESS``, ``_tmp*``, ``{_a,b}``) does match them.
 
 A compiled :class:`Glob` is a small NFA over segments (:meth:`Glob.start`, :meth:`State.step`),
-so that :func:`expand` can walk a tree level by level and list only directories from which a
-match is still reachable.
+so that :func:`expand` and :func:`select_files` can walk a tree level by level and list only
+directories from which a match is still reachable.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from hmscatalog.errors import InvalidGlob
@@ -83,17 +87,24 @@ class State:
         """The state one level down, at a child called ``name``; ``None`` when neither that
         child nor anything below it can match."""
         after = set()
+        last = len(self.segments) - 1
         for i in self.positions:
             if i < len(self.segments) and self.segments[i].matches(name):
-                after.add(i if self.segments[i].is_globstar else i + 1)
+                if not self.segments[i].is_globstar:
+                    after.add(i + 1)
+                    continue
+                after.add(i)  # ** may take more levels
+                if i == last:
+                    after.add(i + 1)  # a last ** has now taken at least one
         return _closed(self.segments, after) if after else None
 
 
 def _closed(segments: tuple[Segment, ...], positions: set[int]) -> State:
     """The state at ``positions`` plus every position reached by letting ``**`` stand for zero
-    levels (in order, so that ``**/**`` chains through)."""
+    levels (in order, so that ``**/**`` chains through). A last ``**`` never stands for zero
+    levels: otherwise ``*/**`` would be ``*`` and match a file directly in the prefix."""
     closed = set(positions)
-    for i in range(min(closed), len(segments)):
+    for i in range(min(closed), len(segments) - 1):
         if i in closed and segments[i].is_globstar:
             closed.add(i + 1)
     return State(segments, frozenset(closed))
@@ -180,6 +191,68 @@ def expand(storage: Storage, pattern: str) -> list[Entry]:
     if not found:
         raise InvalidGlob(f"glob {pattern!r} matches no file or directory")
     return sorted(found, key=lambda entry: entry.path)
+
+
+Lister = Callable[[list[str]], list[list[Entry] | None]]
+FileGroups = list[tuple[str, list[str]]]  # (directory, the selected files directly in it)
+
+
+def select_files(list_many: Lister, starts: Sequence[tuple[str, State | None]],
+                 ) -> list[FileGroups]:
+    """For each ``(directory, state)`` of ``starts``, the data files below it, grouped by the
+    directory that holds them (in walk order, files sorted by name).
+
+    ``state`` is where a pattern stands at that directory, ``None`` when nothing of it is left.
+    A file is selected when the pattern accepts it, or, with nothing left, when it is visible;
+    empty files never are (Spark skips them too). A subdirectory is entered while the pattern
+    can still match below it; one the pattern matches whole, and, with nothing left, every
+    visible one, is read whole, at any depth: Spark reads a matched directory, and the plain
+    directories below a partition directory, the same way.
+
+    ``list_many`` lists directories (:meth:`Storage.list_many`, or a wrapper that counts the
+    calls); each level of the walk is one call to it.
+    """
+    found: list[FileGroups] = [[] for _ in starts]
+    level = [(index, path, state) for index, (path, state) in enumerate(starts)]
+    while level:
+        below: list[tuple[int, str, State | None]] = []
+        listings = list_many([path for _, path, _ in level])
+        for (index, path, state), entries in zip(level, listings, strict=True):
+            files = []
+            for entry in sorted(entries or (), key=lambda e: e.name):
+                if entry.is_dir:
+                    enters, inside = step_into(state, entry.name)
+                    if enters:
+                        below.append((index, entry.path, inside))
+                elif entry.size > 0 and selects_file(state, entry.name):
+                    files.append(entry.path)
+            if files:
+                found[index].append((path, files))
+        level = below
+    return found
+
+
+def selects_file(state: State | None, name: str) -> bool:
+    """Whether a file called ``name`` is selected where the walk stands at ``state`` (``None``:
+    nothing of the pattern left, every visible file is)."""
+    if state is None:
+        return not name.startswith(_HIDDEN)
+    after = state.step(name)
+    return after is not None and after.accepts
+
+
+def step_into(state: State | None, name: str) -> tuple[bool, State | None]:
+    """Whether to walk into a subdirectory called ``name`` where the walk stands at ``state``,
+    and the state inside it: ``None`` once the pattern matches it whole (everything below is
+    taken), or when nothing was left of the pattern and the name is visible."""
+    if state is None:
+        return not name.startswith(_HIDDEN), None
+    after = state.step(name)
+    if after is None:
+        return False, None
+    if after.accepts:
+        return True, None
+    return after.descends, after
 
 
 def _invalid(pattern: str, what: str) -> InvalidGlob:

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from hmscatalog.errors import InvalidGlob
 from hmscatalog.storage import Entry, open_storage
-from hmscatalog.storage.globs import compile_glob, expand, has_glob
+from hmscatalog.storage.globs import compile_below, compile_glob, expand, has_glob, select_files
 
 
 def make_tree(root: Path, *files: str) -> None:
@@ -80,6 +80,16 @@ def test_prefix_and_segments(pattern: str, prefix: str, segments: tuple[str, ...
     ("a/**", "a/x", True),
     ("a/**", "a/x/y/z", True),
     ("a/**", "a", False),
+    # a last ** stands for one level or more, even after another wildcard (DuckDB's rule)
+    ("*/**", "f", False),
+    ("*/**", "a/f", True),
+    ("*/**", "a/b/c/f", True),
+    ("x*/**", "xa", False),
+    ("**/**", "f", True),
+    ("*/**/**", "a", False),
+    ("*/**/**", "a/b", True),
+    ("**/*/**", "a", False),
+    ("**/*/**", "a/b", True),
     ("**/**/f", "f", True),
     ("**/**/f", "a/b/f", True),
     ("**/f", "_temporary/f", False),  # ** never enters hidden directories
@@ -209,8 +219,9 @@ def test_walk_state() -> None:
     assert not last.descends  # nothing below a full match of the last segment
 
     anything = compile_glob("/r/**").start()
-    assert anything.accepts  # but matches("") is still False: the prefix is not an entry
-    assert not compile_glob("/r/**").matches("")
+    assert not anything.accepts  # a last ** takes at least one level
+    below = anything.step("x")
+    assert below is not None and below.accepts and below.descends
 
 
 TREE = (
@@ -241,6 +252,8 @@ TREE = (
     "t/notes.(v1).txt",
     "t/*/h=0?/**/part-0.parquet",
     "t/{dt=2024-01-02,empty}",
+    "t/*/**",
+    "*/**",
 ])
 def test_expand_agrees_with_matches(tmp_path: Path, pattern: str) -> None:
     """The pruned walk finds exactly the paths the pattern matches, sorted by path."""
@@ -316,3 +329,58 @@ def test_expand_lists_only_reachable_directories(tmp_path: Path) -> None:
     storage.list_calls = 0
     assert len(expand(storage, f"{root}/a/1/y/f.csv")) == 1
     assert storage.list_calls == 1  # a literal path lists only its parent
+
+
+def test_a_last_double_star_never_matches_the_level_before_it(tmp_path: Path) -> None:
+    """Like DuckDB: ``ROOT/*/**`` is every entry below the first level, not the files in ROOT."""
+    make_tree(tmp_path, "top.csv", "a/f.csv", "a/b/f.csv", "a/b/c/f.csv", "d/f.csv")
+    storage, root = open_storage(str(tmp_path))
+    found = relative(tmp_path, expand(storage, f"{root}/*/**"))
+    assert found == ["a/b", "a/b/c", "a/b/c/f.csv", "a/b/f.csv", "a/f.csv", "d/f.csv"]
+
+
+def _groups(tmp_path: Path, starts: list[tuple[str, str | None]]) -> list[list[tuple[str, ...]]]:
+    """select_files from directories relative to ``tmp_path``, each with the rest of a
+    pattern (``None``: nothing left), as relative directories and file names."""
+    storage, root = open_storage(str(tmp_path))
+    states = [(f"{root}/{start}",
+               compile_below(f"{root}/{start}", rest).start() if rest else None)
+              for start, rest in starts]
+    found = select_files(storage.list_many, states)
+    return [[(os.path.relpath(directory, tmp_path), *(os.path.basename(f) for f in files))
+             for directory, files in groups] for groups in found]
+
+
+def test_select_files_walks_plain_directories_below_a_start(tmp_path: Path) -> None:
+    make_tree(tmp_path, "p=1/f.parquet", "p=1/events/g.parquet", "p=1/events/deep/h.parquet",
+              "p=1/_temporary/x.parquet", "p=1/.hidden/y.parquet", "p=1/_SUCCESS",
+              "p=2/other/i.parquet", "p=2/j.csv")
+    (tmp_path / "p=1" / "empty.parquet").write_bytes(b"")
+    assert _groups(tmp_path, [("p=1", None), ("p=2", None)]) == [
+        [("p=1", "f.parquet"), ("p=1/events", "g.parquet"), ("p=1/events/deep", "h.parquet")],
+        [("p=2", "j.csv"), ("p=2/other", "i.parquet")],
+    ]
+    # What is left of a pattern picks files and directories; a matched directory is read whole.
+    assert _groups(tmp_path, [("p=1", "events"), ("p=2", "*.parquet"), ("p=1", "_temp*/*")]) == [
+        [("p=1/events", "g.parquet"), ("p=1/events/deep", "h.parquet")],
+        [],
+        [("p=1/_temporary", "x.parquet")],
+    ]
+    assert _groups(tmp_path, [("p=1", "**/*.parquet"), ("p=1", "*/**")]) == [
+        [("p=1", "f.parquet"), ("p=1/events", "g.parquet"), ("p=1/events/deep", "h.parquet")],
+        [("p=1/events", "g.parquet"), ("p=1/events/deep", "h.parquet")],
+    ]
+
+
+def test_select_files_lists_one_level_per_call(tmp_path: Path) -> None:
+    make_tree(tmp_path, "a/x/f.csv", "a/y/f.csv", "b/x/z/f.csv")
+    storage, root = open_storage(str(tmp_path))
+    calls: list[list[str]] = []
+
+    def list_many(paths: list[str]) -> list[list[Entry] | None]:
+        calls.append(paths)
+        return storage.list_many(paths)
+
+    found = select_files(list_many, [(f"{root}/a", None), (f"{root}/b", None)])
+    assert [len(groups) for groups in found] == [2, 1]
+    assert [len(paths) for paths in calls] == [2, 3, 1]  # a, b; a/x, a/y, b/x; b/x/z
