@@ -34,7 +34,12 @@ def internal_row(jvm: Jvm, spec: PartitionSpec, strings: Sequence[str], time_zon
 
 
 def _caster(jvm: Jvm, spec: PartitionSpec, time_zone: str) -> Any:
-    """A projection casting a row of strings to the spec's types (made once per session)."""
+    """A projection casting a row of strings to the spec's types (made once per session).
+
+    It is interpreted, not generated: every generated projection class has the same name, and
+    py4j, which looks methods up by class name, would call the first one's ``apply`` on the
+    next (``object is not an instance of declaring class``) once two type lists were used.
+    """
     types = ["string" if c.type.is_string else str(c.type) for c in spec.columns]
 
     def make() -> Any:
@@ -46,7 +51,8 @@ def _caster(jvm: Jvm, spec: PartitionSpec, time_zone: str) -> Any:
             jvm.cls(f"{expressions}.BoundReference")(i, string, True),
             data_type.fromDDL(kind), jvm.some(time_zone), legacy)
             for i, kind in enumerate(types)]
-        return jvm.scala_object(f"{expressions}.UnsafeProjection").create(jvm.seq(casts))
+        return jvm.scala_object(f"{expressions}.UnsafeProjection").createInterpretedObject(
+            jvm.seq(casts))
 
     return jvm.once(f"partition-caster<{','.join(types)}>@{time_zone}", make)
 
