@@ -39,7 +39,7 @@ from hmscatalog.partitions.spec import PartitionSpec
 from hmscatalog.partitions.types import format_value, parse_value
 from hmscatalog.sources.metastore import PartitionSelection
 from hmscatalog.storage.filesystems import Entry, Storage, open_storage
-from hmscatalog.storage.globs import Glob, State, compile_below
+from hmscatalog.storage.globs import Glob, State, compile_below, select_files
 
 log = logging.getLogger(__name__)
 
@@ -114,12 +114,14 @@ def is_hidden(name: str) -> bool:
 
 def split_directory(name: str) -> tuple[str, str | None] | None:
     """``(key, value)`` of a ``key=value`` directory name, unescaped; ``None`` for a name that
-    is not one. The value is ``None`` for ``__HIVE_DEFAULT_PARTITION__``."""
+    is not one. The value is ``None`` for ``__HIVE_DEFAULT_PARTITION__`` as written: an escaped
+    spelling of it (``%5F_HIVE...``) is that string, as in Spark, which compares before
+    unescaping."""
     if is_hidden(name) or "=" not in name:
         return None
     key, _, value = name.partition("=")
-    text = unescape_path_name(value)
-    return unescape_path_name(key), None if text == DEFAULT_PARTITION_NAME else text
+    return unescape_path_name(key), None if value == DEFAULT_PARTITION_NAME else (
+        unescape_path_name(value))
 
 
 # A directory on the way down: its path, the values bound so far, and where a glob stands
@@ -139,7 +141,7 @@ def discover(storage: Storage, root: str, spec: PartitionSpec, predicate: Predic
         skip_bad_keys: skip, with a warning, a directory whose key is not the expected column
             (Spark's repair does) instead of failing.
         glob: a pattern below ``root`` the paths must match as well: its first segments match
-            the partition levels; one more segment selects files in the partition directories.
+            the partition levels; the rest selects files below the partition directories.
         with_files: list every selected partition directory and name its visible files
             (``FoundPartition.files``); directories without any are dropped.
 
@@ -155,7 +157,8 @@ def discover(storage: Storage, root: str, spec: PartitionSpec, predicate: Predic
         last = depth == len(spec) - 1
         pinned = (pinned_values(predicate, column.name, column.type)
                   if column.type.is_string else None)
-        if pinned is not None:
+        # Hive's spelling of the string __HIVE_DEFAULT_PARTITION__ means NULL: list instead.
+        if pinned is not None and DEFAULT_PARTITION_NAME not in pinned:
             level = walk.probe(level, column.name, sorted(pinned),
                                verify=last and not with_files)
         else:
@@ -179,13 +182,6 @@ def _step(state: State | None, name: str) -> tuple[bool, State | None]:
     if after is None:
         return False, None
     return True, None if after.accepts else after
-
-
-def _is_data_file(name: str, state: State | None) -> bool:
-    if state is None:
-        return not is_hidden(name)
-    after = state.step(name)
-    return after is not None and after.accepts
 
 
 class _Walk:
@@ -217,6 +213,9 @@ class _Walk:
                 parts = split_directory(entry.name)
                 if parts is None:
                     continue
+                matches, after = _step(state, entry.name)
+                if not matches:  # a glob selects paths before their keys are checked
+                    continue
                 key, value = parts
                 if key.lower() != column.name:
                     message = (f"{self.where}: directory {self.storage.uri(entry.path)} has key "
@@ -225,9 +224,6 @@ class _Walk:
                     if not self.skip_bad_keys:
                         raise InvalidPartitionSpec(message)
                     log.warning("skipping %s", message)
-                    continue
-                matches, after = _step(state, entry.name)
-                if not matches:
                     continue
                 self.seen += 1
                 if self._may_match((*values, value)):
@@ -253,18 +249,17 @@ class _Walk:
         return [c for c in candidates if c[2] is not None or self.storage.exists(c[0])]
 
     def leaves(self, level: list[_Item], with_files: bool) -> list[FoundPartition]:
-        """The partitions of the last level. Where a glob still has a segment to match (or
-        ``with_files``), each directory is listed for its files, and dropped if it has none."""
+        """The partitions of the last level. Where a glob still has segments to match (or
+        ``with_files``), the files below each directory are listed (:func:`select_files`:
+        through plain subdirectories too), one found partition per directory holding some."""
         found = [FoundPartition(values, path) for path, values, state in level
                  if state is None and not with_files]
         listed = [(path, values, state) for path, values, state in level
                   if state is not None or with_files]
-        listings = self._list_all([path for path, _, _ in listed]) if listed else []
-        for (path, values, state), entries in zip(listed, listings, strict=True):
-            files = tuple(entry.path for entry in entries or ()
-                          if not entry.is_dir and _is_data_file(entry.name, state))
-            if files:
-                found.append(FoundPartition(values, path, files))
+        groups = select_files(self._list_all, [(path, state) for path, _, state in listed])
+        for (_, values, _), holders in zip(listed, groups, strict=True):
+            found.extend(FoundPartition(values, directory, tuple(files))
+                         for directory, files in holders)
         return found
 
     def _may_match(self, strings: tuple[str | None, ...]) -> bool:
