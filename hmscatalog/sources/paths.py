@@ -1,13 +1,20 @@
 """Reading partitioned files by path, without a table: what a path or glob stands for.
 
-A path read is planned like a discovery table: the *root* is the deepest literal directory
-above the first glob or ``key=value`` segment, and everything below it is walked by
+A path read is planned like a discovery table over a *base* directory: ``key=value`` directories
+directly below the base become partition columns, and everything below the base is walked by
 :func:`~hmscatalog.sources.discovery.discover` with the pushed filters (and the glob, if any).
-Before that, one branch is sampled to learn the layout: the ``key=value`` keys level by level,
-the values at each sampled level (all of the first level's, those under the first directory
-below), and one data file for the schema. Types come from
-:func:`~hmscatalog.partitions.inference.infer_partition_types` over those sampled values, so
-pass ``hive_types`` when later directories could hold values of another kind.
+The base follows Spark's ``basePath``: ``base_path`` when given, else the path itself, so that
+``.../dt=2024-01-05`` reads like ``spark.read.parquet`` of it (no ``dt`` column; pass the
+table's root as ``base_path`` to keep it). For a glob the base is the literal directory above
+its first glob segment: Spark would make every match a base of its own and so drop every column
+the glob walks through, which would leave ``dt=*/hr=*`` without ``dt`` and ``hr``.
+
+Before the walk, one branch is sampled to learn the layout: the ``key=value`` keys level by
+level, the raw values at each sampled level (all of the first level's, those under the first
+directory below), and one data file for the schema. Types come from
+:func:`~hmscatalog.partitions.inference.infer_partition_types` over those sampled values; a
+directory read later whose value is not of its key's type fails the read, naming the directory
+(:func:`partition_values`), so pass ``hive_types`` when later directories may differ.
 """
 
 from __future__ import annotations
@@ -16,18 +23,25 @@ import itertools
 import logging
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from hmscatalog.errors import InvalidGlob, InvalidPartitionSpec, StorageError
+from hmscatalog.errors import InvalidGlob, InvalidPartitionSpec, InvalidPartitionValue, StorageError
 from hmscatalog.metastore.model import Column
-from hmscatalog.partitions.inference import infer_partition_types
-from hmscatalog.partitions.types import parse_hive_type
+from hmscatalog.partitions.inference import Inference, directory_value, infer_partition_types
+from hmscatalog.partitions.types import HiveType, parse_hive_type
 from hmscatalog.projection import InjectedProjection, parse_projection
 from hmscatalog.sources.discovery import is_hidden, split_directory
-from hmscatalog.storage.filesystems import Entry, Storage, open_storage
-from hmscatalog.storage.globs import Glob, State, compile_below, has_glob
+from hmscatalog.storage.filesystems import Storage, open_storage
+from hmscatalog.storage.globs import (
+    Glob,
+    State,
+    compile_below,
+    has_glob,
+    selects_file,
+    step_into,
+)
 
 log = logging.getLogger(__name__)
 
@@ -39,68 +53,91 @@ class PathLayout:
     """What a path read will walk, and the columns it will show."""
 
     storage: Storage
-    root: str
+    root: str  # the base directory
     glob: Glob | None
-    relative: str  # the glob below root ("" for none)
+    relative: str  # the path or glob below root ("" for none)
     columns: list[Column]  # data columns, from one file
     partition_keys: list[Column] = field(default_factory=list)
 
 
 def split_root(path: str) -> tuple[str, str]:
-    """``(root, relative)``: the literal directory above the first glob or ``key=value``
-    segment, and the rest of the path below it."""
+    """``(base, relative)`` of a path without ``base_path``: the literal directories above the
+    first glob segment, and the rest; a path without a glob is its own base."""
     absolute = path.startswith("/")
     names = [name for name in path.split("/") if name]
-    first = next((i for i, name in enumerate(names)
-                  if has_glob(name) or split_directory(name) is not None), len(names))
+    first = next((i for i, name in enumerate(names) if has_glob(name)), len(names))
     root = ("/" if absolute else "") + "/".join(names[:first])
     return root or "/", "/".join(names[first:])
+
+
+def _below_base(storage: Storage, path: str, uri: str, base_path: str,
+                storage_options: Mapping[str, str] | None) -> tuple[str, str]:
+    """``(base, relative)`` for an explicit ``base_path``, which must be a literal directory at
+    or above ``path`` on the same storage."""
+    base_storage, base = open_storage(base_path, storage_options)
+    base = base.rstrip("/") or "/"
+    if has_glob(base):
+        raise InvalidGlob(f"read of {uri}: base_path {base_path} must not be a glob")
+    inside = base_storage.scheme == storage.scheme and (
+        path == base or path.startswith(base.rstrip("/") + "/"))
+    if not inside:
+        raise InvalidPartitionSpec(f"read of {uri}: {storage.uri(path)} is not below base_path "
+                                   f"{base_storage.uri(base)}")
+    return base, path[len(base):].strip("/")
 
 
 def plan_path_read(uri: str, file_format: str = "parquet",
                    hive_partitioning: HivePartitioning = "auto",
                    hive_types: Mapping[str, str] | None = None, autocast: bool = True,
-                   storage_options: Mapping[str, str] | None = None) -> PathLayout:
+                   storage_options: Mapping[str, str] | None = None,
+                   base_path: str | None = None,
+                   inference: Inference = "spark") -> PathLayout:
     """Sample the layout under ``uri`` (a path, ``file:``/``s3://`` URI, or glob).
 
     Raises:
         InvalidGlob: the glob is malformed.
         StorageError: nothing readable is there.
-        InvalidPartitionSpec: one directory level mixes keys, or partitioning was demanded
+        InvalidPartitionSpec: one directory level mixes keys, ``key=value`` directories sit
+            below a plain one, ``uri`` is not below ``base_path``, or partitioning was demanded
             (``hive_partitioning=True``) but no ``key=value`` directory exists.
     """
     storage, path = open_storage(uri, storage_options)
-    root, relative = split_root(path)
+    if base_path is not None:
+        root, relative = _below_base(storage, path, uri, base_path, storage_options)
+    else:
+        root, relative = split_root(path)
+        if not relative and storage.list(root) is None and storage.exists(root):
+            root, _, relative = root.rpartition("/")  # a file: its directory is the base
+            root = root or "/"
     glob = compile_below(root, relative) if relative else None
-    keys, values, data_file = _sample(storage, root, glob, uri)
-    if hive_partitioning is True and not keys:
+    found = _sample(storage, root, glob, uri, hive_partitioning is not False)
+    if hive_partitioning is True and not found.keys:
         raise InvalidPartitionSpec(f"hive_partitioning=True but no key=value directory is "
                                    f"under {uri}")
-    if hive_partitioning is False:
-        keys, values = [], {}
-    types = infer_partition_types(values, hive_types, autocast)
-    partition_keys = [Column(key, str(types[key])) for key in keys]
-    columns = []
-    for column in _file_columns(storage, data_file, file_format):
-        if column.name.lower() in values:
-            log.warning("%s: data files hold a column %r named like a partition key; "
-                        "the value in the path is used (Hive and Spark do the same)",
-                        uri, column.name)
-            continue
-        columns.append(column)
+    types = infer_partition_types(found.values, hive_types, autocast, inference)
+    partition_keys = [Column(key, str(types[key])) for key in found.keys]
+    columns = _file_columns(storage, found.data_file, file_format, set(found.keys), uri)
     return PathLayout(storage, root, glob, relative, columns, partition_keys)
 
 
-def _sample(storage: Storage, root: str, glob: Glob | None,
-            uri: str) -> tuple[list[str], dict[str, list[str | None]], str]:
-    """Keys (in order), sampled values per key, and one data file: depth first from ``root``,
-    along the first branch that holds a data file the glob (if any) matches."""
-    entries = storage.list(root)
-    if entries is None:
+@dataclass(frozen=True)
+class _Sample:
+    """Partition keys in order, raw values seen per key, and one data file."""
+
+    keys: list[str]
+    values: dict[str, list[str]]
+    data_file: str
+
+
+def _sample(storage: Storage, root: str, glob: Glob | None, uri: str,
+            partitioned: bool) -> _Sample:
+    """Depth first from ``root``, along the first branch that holds a data file the glob (if
+    any) selects; ``key=value`` levels are looked for only when ``partitioned``."""
+    if storage.list(root) is None:
         if glob is not None:
             raise InvalidGlob(f"glob {uri!r} matches nothing: no directory {storage.uri(root)}")
         raise StorageError(f"{uri}: no directory {storage.uri(root)}")
-    found = _branch(storage, root, entries, glob.start() if glob else None, uri)
+    found = _branch(storage, root, glob.start() if glob else None, uri, partitioned)
     if found is None:
         if glob is not None:
             raise InvalidGlob(f"glob {uri!r} matches no data file")
@@ -109,45 +146,104 @@ def _sample(storage: Storage, root: str, glob: Glob | None,
 
 
 _MAX_SAMPLED_DIRECTORIES = 100  # per level, when looking for a branch with a data file
+_Child = tuple[str, str, State | None]  # path, name, glob state inside
 
 
-def _branch(storage: Storage, directory: str, entries: list[Entry], state: State | None,
-            uri: str) -> tuple[list[str], dict[str, list[str | None]], str] | None:
-    children: list[tuple[str, str, str | None, State | None]] = []
-    for entry in sorted(entries, key=lambda e: e.name):
-        after = state.step(entry.name) if state is not None else None
-        if state is not None and after is None:
-            continue
+def _branch(storage: Storage, directory: str, state: State | None, uri: str,
+            partitioned: bool) -> _Sample | None:
+    """The sample below ``directory``: a data file directly in it if there is one, else the
+    ``key=value`` subdirectories as one more level, else what a plain subdirectory holds."""
+    partitions: list[_Child] = []
+    plain: list[_Child] = []
+    for entry in sorted(storage.list(directory) or (), key=lambda e: e.name):
         if not entry.is_dir:
-            if not is_hidden(entry.name) and entry.size > 0 and (after is None or
-                                                                 after.accepts):
-                return [], {}, entry.path
+            if entry.size > 0 and selects_file(state, entry.name):
+                return _Sample([], {}, entry.path)
             continue
-        parts = split_directory(entry.name)
-        if parts is not None:
-            children.append((entry.path, parts[0].lower(), parts[1],
-                             None if after is not None and after.accepts else after))
-    if not children:
-        return None
-    level_keys = sorted({key for _, key, _, _ in children})
-    if len(level_keys) > 1:
-        raise InvalidPartitionSpec(f"{uri}: directories under {storage.uri(directory)} "
-                                   f"mix partition keys {level_keys}")
-    key = level_keys[0]
-    for path, _, _, after in children[:_MAX_SAMPLED_DIRECTORIES]:
-        found = _branch(storage, path, storage.list(path) or [], after, uri)
+        enters, inside = step_into(state, entry.name)
+        if not enters:
+            continue
+        kind = partitions if partitioned and split_directory(entry.name) else plain
+        kind.append((entry.path, entry.name, inside))
+    if partitions:
+        return _partition_level(storage, directory, partitions, uri)
+    for path, _, inside in plain[:_MAX_SAMPLED_DIRECTORIES]:
+        found = _branch(storage, path, inside, uri, partitioned)
         if found is None:
             continue
-        keys, values, data_file = found
-        if key in keys:
-            raise InvalidPartitionSpec(f"{uri}: partition key {key!r} appears twice on the "
-                                       f"way down to {storage.uri(path)}")
-        return [key, *keys], {key: [value for _, _, value, _ in children], **values}, data_file
+        if found.keys:
+            raise InvalidPartitionSpec(
+                f"{uri}: key=value directories ({found.keys[0]}=...) are below the plain "
+                f"directory {storage.uri(path)}; partition directories must come first below "
+                "the base: read that directory (or pass it as base_path), or read with "
+                "hive_partitioning=False")
+        return found
     return None
 
 
-def _file_columns(storage: Storage, path: str, file_format: str) -> list[Column]:
-    """The columns of one data file, with Hive types."""
+def _partition_level(storage: Storage, directory: str, children: list[_Child],
+                     uri: str) -> _Sample | None:
+    """One ``key=value`` level: its key and every value in it, then the first child's branch
+    that holds a data file."""
+    keys = sorted({_key_of(name) for _, name, _ in children})
+    if len(keys) > 1:
+        raise InvalidPartitionSpec(f"{uri}: directories under {storage.uri(directory)} "
+                                   f"mix partition keys {keys}")
+    key = keys[0]
+    for path, _, inside in children[:_MAX_SAMPLED_DIRECTORIES]:
+        found = _branch(storage, path, inside, uri, True)
+        if found is None:
+            continue
+        if key in found.keys:
+            raise InvalidPartitionSpec(f"{uri}: partition key {key!r} appears twice on the "
+                                       f"way down to {storage.uri(path)}")
+        values = [name.partition("=")[2] for _, name, _ in children]
+        return _Sample([key, *found.keys], {key: values, **found.values}, found.data_file)
+    return None
+
+
+def _key_of(name: str) -> str:
+    parts = split_directory(name)
+    assert parts is not None  # only key=value names are partition children
+    return parts[0].lower()
+
+
+def partition_values(root: str, directory: str, columns: Sequence[tuple[str, HiveType]],
+                     where: str) -> list[Any]:
+    """The typed values of the partition a directory below ``root`` belongs to: the raw values
+    of its first ``len(columns)`` levels, each read as its column's type as Spark reads it
+    (:func:`~hmscatalog.partitions.inference.directory_value`). ``root`` and ``directory`` are
+    both storage paths or both URIs.
+
+    Raises:
+        InvalidPartitionValue: a value is not of its column's type (types of path reads are
+            inferred from sampled directories), naming the directory, key, value and type.
+        InvalidPartitionSpec: a ``key=value`` directory lies deeper than the partition columns
+            (Spark would take it for one more column).
+    """
+    names = directory[len(root):].strip("/").split("/")
+    deeper = [name for name in names[len(columns):] if split_directory(name)]
+    if deeper:
+        raise InvalidPartitionSpec(
+            f"{where}: directory {directory}: {deeper[0]} is a key=value directory below the "
+            f"partition columns {[key for key, _ in columns]}, which were sampled elsewhere")
+    values = []
+    for name, (key, hive_type) in zip(names[:len(columns)], columns, strict=True):
+        try:
+            values.append(directory_value(name.partition("=")[2], hive_type))
+        except InvalidPartitionValue as error:
+            raise InvalidPartitionValue(
+                f"{where}: directory {directory}: partition key {key!r}: {error} (the type was "
+                f"inferred from other directories; pass hive_types={{{key!r}: 'string'}} or "
+                "another type that all values have)") from None
+    return values
+
+
+def _file_columns(storage: Storage, path: str, file_format: str, partition_keys: set[str],
+                  uri: str) -> list[Column]:
+    """The columns of one data file, with Hive types. A column named like a partition key is
+    left out before its type is looked at: the value in the path replaces it (as in Hive and
+    Spark), so a type hmscatalog cannot map does not matter there."""
     if file_format == "parquet":
         import pyarrow.parquet as pq
 
@@ -160,7 +256,15 @@ def _file_columns(storage: Storage, path: str, file_format: str) -> list[Column]
             schema = po.ORCFile(handle).schema
     else:
         raise StorageError(f"format {file_format!r} cannot be read by path; use parquet or orc")
-    return [Column(f.name, hive_type_of(f.type)) for f in schema]
+    columns = []
+    for arrow_field in schema:
+        if arrow_field.name.lower() in partition_keys:
+            log.warning("%s: data files hold a column %r named like a partition key; "
+                        "the value in the path is used (Hive and Spark do the same)",
+                        uri, arrow_field.name)
+            continue
+        columns.append(Column(arrow_field.name, hive_type_of(arrow_field.type)))
+    return columns
 
 
 def hive_type_of(arrow_type: Any) -> str:
@@ -168,8 +272,12 @@ def hive_type_of(arrow_type: Any) -> str:
     import pyarrow as pa
     import pyarrow.types as t
 
+    # Unsigned integers as Spark reads them from Parquet: each in the next wider signed type,
+    # 64 bits as DECIMAL(20,0).
     simple = [(t.is_int8, "tinyint"), (t.is_int16, "smallint"), (t.is_int32, "int"),
-              (t.is_int64, "bigint"), (t.is_float32, "float"), (t.is_float64, "double"),
+              (t.is_int64, "bigint"), (t.is_uint8, "smallint"), (t.is_uint16, "int"),
+              (t.is_uint32, "bigint"), (t.is_uint64, "decimal(20,0)"),
+              (t.is_float32, "float"), (t.is_float64, "double"),
               (t.is_boolean, "boolean"), (t.is_string, "string"), (t.is_large_string, "string"),
               (t.is_binary, "binary"), (t.is_large_binary, "binary"), (t.is_date32, "date"),
               (t.is_timestamp, "timestamp")]
@@ -235,8 +343,7 @@ def plan_projected_read(uri: str, projection: Mapping[str, str], file_format: st
     if data_file is None:
         raise StorageError(f"read of {uri}: no data file under it or in the first "
                            f"{_SAMPLED_LOCATIONS} projected locations, so no schema to read")
-    columns = [c for c in _file_columns(storage, data_file, file_format) if c.name.lower()
-               not in names]
+    columns = _file_columns(storage, data_file, file_format, set(names), uri)
     return PathLayout(storage, root, None, "", columns, keys), properties
 
 

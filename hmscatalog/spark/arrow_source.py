@@ -2,9 +2,10 @@
 
 Spark reads ``s3://`` only with ``hadoop-aws`` on its class path. Without it, ``read_partitioned``
 goes through this data source: the discovery walk runs in Python with the filters Spark pushes
-(``spark.sql.python.filterPushdown.enabled``), each selected partition becomes one input
-partition, and a Python worker reads its files with pyarrow, adding the partition values as
-columns. Spark evaluates every filter again above the scan, so pruning never changes a result.
+(``spark.sql.python.filterPushdown.enabled``), each directory holding files of a selected
+partition becomes one input partition, and a Python worker reads its files with pyarrow, adding
+the partition values (read from the directory names as Spark reads them) as columns. Spark
+evaluates every filter again above the scan, so pruning never changes a result.
 """
 
 from __future__ import annotations
@@ -34,13 +35,21 @@ from pyspark.sql.datasource import (
 from hmscatalog.expressions import predicates as p
 from hmscatalog.expressions.predicates import Predicate, and_all
 from hmscatalog.partitions.spec import PartitionSpec
-from hmscatalog.partitions.types import parse_hive_type, parse_value
+from hmscatalog.partitions.types import parse_value
 from hmscatalog.projection import parse_projection
 from hmscatalog.sources.discovery import DiscoveryLimits, discover, is_hidden
+from hmscatalog.sources.paths import partition_values
 from hmscatalog.storage.filesystems import Storage, open_storage
 from hmscatalog.storage.globs import compile_below
 
 NAME = "hmscatalog_partitioned_files"
+
+# Spark 4.3 keeps the partitions a Python data source planned while filters were pushed on the
+# source's relation, and reuses them for a later query on the same DataFrame that pushes no
+# filter: after df.where("dt = 'x'").count(), df.count() would read dt=x only. A column that is
+# always NULL, filtered with IS NULL in the DataFrame handed out, gives every query a filter to
+# push, so each one plans its own partitions; the column is dropped from what users see.
+REPLAN_COLUMN = "_hmscatalog_replan"
 
 _COMPARISONS: dict[type, p.CompareOp] = {
     EqualTo: "=", GreaterThan: ">", GreaterThanOrEqual: ">=", LessThan: "<",
@@ -74,9 +83,9 @@ def _predicate(item: Filter, partition_names: set[str]) -> Predicate | None:
 
 
 class _Files(InputPartition):
-    """One partition directory: its files and value strings."""
+    """One directory of a partition: its files and the partition's typed values."""
 
-    def __init__(self, files: Sequence[str], values: Sequence[str | None]) -> None:
+    def __init__(self, files: Sequence[str], values: Sequence[Any]) -> None:
         super().__init__(None)
         self.files = list(files)
         self.values = list(values)
@@ -106,7 +115,11 @@ class PartitionedFilesReader(DataSourceReader):
         found = discover(storage, root, self.spec, and_all(self.predicates),
                          DiscoveryLimits.from_properties(plan["options"]),
                          where=plan["where"], glob=glob, with_files=True)
-        return [_Files(partition.files or (), partition.values)
+        # Values are read from the directory names as Spark reads them; one that is not of
+        # its column's type fails here, naming the directory, rather than becoming NULL.
+        columns = [(c.name, c.type) for c in self.spec.columns]
+        return [_Files(partition.files or (),
+                       partition_values(root, partition.path, columns, plan["where"]))
                 for partition in found.partitions]
 
     def _projected(self, storage: Storage) -> list[InputPartition]:
@@ -124,7 +137,9 @@ class PartitionedFilesReader(DataSourceReader):
         for partition, entries in zip(found, listings, strict=True):
             files = [e.path for e in entries or () if not e.is_dir and not is_hidden(e.name)]
             if files:
-                parts.append(_Files(files, partition.values))
+                parts.append(_Files(files, [
+                    parse_value(text, column.type) if text is not None else None
+                    for text, column in zip(partition.values, self.spec.columns, strict=True)]))
         return parts
 
     def read(self, partition: InputPartition) -> Iterator[Any]:
@@ -139,17 +154,16 @@ class PartitionedFilesReader(DataSourceReader):
         storage, _ = open_storage(plan["root"], plan["options"])
         target = to_arrow_schema(self.schema)
         data_names = [name for name, _ in plan["columns"]]
-        values = [parse_value(text, parse_hive_type(kind)) if text is not None else None
-                  for text, (_, kind) in zip(partition.values, plan["partition_keys"],
-                                             strict=True)]
         for path in partition.files:
             with storage.filesystem.open_input_file(path) as handle:
                 table = (pq.read_table(handle, columns=data_names) if plan["format"] == "parquet"
                          else po.ORCFile(handle).read(columns=data_names))
-            for (name, _), value in zip(plan["partition_keys"], values, strict=True):
+            for (name, _), value in zip(plan["partition_keys"], partition.values, strict=True):
                 field = target.field(name)
                 table = table.append_column(field, pa.array([value] * table.num_rows,
                                                             field.type))
+            table = table.append_column(target.field(REPLAN_COLUMN),
+                                        pa.nulls(table.num_rows, pa.bool_()))
             yield from table.cast(target).to_batches()
 
 
@@ -162,7 +176,8 @@ class PartitionedFilesSource(DataSource):
 
     def schema(self) -> str:
         plan = json.loads(self.options["plan"])
-        return ", ".join(f"`{n}` {t}" for n, t in plan["columns"] + plan["partition_keys"])
+        columns = plan["columns"] + plan["partition_keys"] + [[REPLAN_COLUMN, "boolean"]]
+        return ", ".join(f"`{n}` {t}" for n, t in columns)
 
     def reader(self, schema: Any) -> PartitionedFilesReader:
         return PartitionedFilesReader(json.loads(self.options["plan"]), schema)

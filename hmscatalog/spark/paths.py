@@ -11,18 +11,23 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from hmscatalog.errors import StorageError
+from hmscatalog.errors import InvalidPartitionSpec, StorageError
 from hmscatalog.metastore.model import EXTERNAL_TABLE, Storage, StorageFormat, Table
-from hmscatalog.sources.discovery import ENABLED, GLOB, PROPERTY_PREFIX
+from hmscatalog.partitions.inference import Inference
+from hmscatalog.partitions.types import parse_hive_type
+from hmscatalog.sources.discovery import ENABLED, GLOB, PROPERTY_PREFIX, is_enabled
+from hmscatalog.sources.metastore import PartitionSelection
 from hmscatalog.sources.paths import (
     HivePartitioning,
     PathLayout,
+    partition_values,
     plan_path_read,
     plan_projected_read,
 )
 from hmscatalog.spark.attach import proxy_jvm, storage_options
 from hmscatalog.spark.jvm import CATALOG_PKG, Jvm
-from hmscatalog.spark.scan import CatalogContext
+from hmscatalog.spark.listing import directory_stamps
+from hmscatalog.spark.scan import DATASOURCES, CatalogContext, HmsScanBuilder
 from hmscatalog.spark.table import HmsTable
 from hmscatalog.storage.globs import expand
 
@@ -41,30 +46,104 @@ class PathTable(HmsTable):
         return self._jvm.once("path-capabilities",
                               lambda: self._jvm.hash_set([capability.BATCH_READ]))
 
+    def newScanBuilder(self, options: Any) -> Any:
+        if not is_enabled(self.table.parameters):  # projected: locations need not be k=v
+            return super().newScanBuilder(options)
+        return PathScanBuilder(self._context, self.table, self._schema, options)
+
+
+class PathScanBuilder(HmsScanBuilder):
+    """The scan of a path read: the partitions are selected as for a discovery table, then
+    Spark reads them as ``spark.read`` with ``basePath`` would.
+
+    The file index is given the selected directories (or the files a glob picked in them) and
+    the base as ``basePath``, and works the partition values out of the directory names itself,
+    typed by the read's schema: the values are Spark's own (an escaped
+    ``__HIVE_DEFAULT_PARTITION__`` is a string, timestamps are in the session time zone), and
+    files in plain directories below a partition directory are read as part of it. Every value
+    is checked first, so that one Spark could not read as its type fails the query, naming the
+    directory, instead of becoming NULL.
+    """
+
+    def _file_scan_builder(self, selection: PartitionSelection,
+                           files: dict[str, list[str]]) -> Any:
+        table = self._table
+        locations = [part.location or "" for part in selection.partitions]
+        self._check_values(locations)
+        paths = [path for location in locations for path in files.get(location, [location])]
+        index = self._index(locations, paths) if paths else None
+        if index is None:  # no data file: an empty scan, with the read's partition columns
+            return super()._file_scan_builder(PartitionSelection([], 0, None, None, False), {})
+        jvm = self._jvm
+        builder_class = jvm.cls(f"{DATASOURCES}.v2.orc.OrcScanBuilder"
+                                if table.format is StorageFormat.ORC
+                                else f"{DATASOURCES}.v2.parquet.ParquetScanBuilder")
+        return builder_class(jvm.jsession, index, self._schema, jvm.struct_type(table.columns),
+                             self._options)
+
+    def _check_values(self, locations: list[str]) -> None:
+        table = self._table
+        columns = [(c.name, parse_hive_type(c.type)) for c in table.partition_keys]
+        for location in locations:
+            partition_values(table.location or "", location, columns, f"read of {table.name}")
+
+    def _index(self, locations: list[str], paths: list[str]) -> Any:
+        """Spark's file index over ``paths``, partitioned below the base as Spark finds it
+        (the partition columns must be the sampled ones); ``None`` when it holds no data
+        file, and so no partition either."""
+        jvm = self._jvm
+        table = self._table
+        cache = self._context.listings.cache_for(table.qualified_name,
+                                                 directory_stamps(locations))
+        index = jvm.cls(f"{DATASOURCES}.InMemoryFileIndex")(
+            jvm.jsession, jvm.hadoop_paths(paths),
+            jvm.scala_map({"basePath": table.location or ""}), jvm.some(self._schema), cache,
+            jvm.none(), jvm.none())
+        found = [str(name).lower() for name in index.partitionSchema().fieldNames()]
+        if not found and len(index.inputFiles()) == 0:
+            return None
+        sampled = [column.name for column in table.partition_keys]
+        if found != sampled:
+            raise InvalidPartitionSpec(
+                f"read of {table.name}: the selected directories have partition columns "
+                f"{found} where {sampled} were sampled: key=value directories below the "
+                "partition directories, or of another depth, are not read as partitions")
+        return index
+
 
 def read_partitioned(spark: Any, path: str, format: str = "parquet",
                      hive_partitioning: HivePartitioning = "auto",
                      hive_types: Mapping[str, str] | None = None,
                      hive_types_autocast: bool = True,
                      options: Mapping[str, str] | None = None,
-                     projection: Mapping[str, str] | None = None) -> Any:
+                     projection: Mapping[str, str] | None = None,
+                     base_path: str | None = None,
+                     type_inference: Inference = "spark") -> Any:
     """A DataFrame over the files at ``path``, with ``key=value`` directories as columns.
 
     Args:
-        path: a directory, ``file:`` or ``s3://`` URI, or a glob (``*``, ``**``, ``?``,
+        path: a directory or file, ``file:`` or ``s3://`` URI, or a glob (``*``, ``**``, ``?``,
             ``{a,b}``, ``{N..M}``) over directories and, last, file names.
         format: ``parquet`` or ``orc``.
         hive_partitioning: ``"auto"`` makes ``key=value`` directories columns when there are
-            any; ``True`` requires them; ``False`` ignores them (their files are still read).
+            any; ``True`` requires them; ``False`` ignores them (every file is still read).
         hive_types: partition column → Hive type; these win over inference.
-        hive_types_autocast: infer BIGINT, DOUBLE, DATE or TIMESTAMP from sampled values
-            (see :mod:`hmscatalog.partitions.inference`); otherwise STRING.
+        hive_types_autocast: infer partition types from sampled values (see
+            :mod:`hmscatalog.partitions.inference`); otherwise STRING.
         options: S3 settings (``s3.endpoint``, ``s3.region``, ``s3.access-key-id``,
             ``s3.secret-access-key``) over those of the Spark conf (``spark.hmscatalog.s3.*``),
             and discovery limits (``hmscatalog.discovery.max-partitions``...).
         projection: partition projection settings, as the table properties of a projected
             table (``projection.<col>.type``...; ``projection.enabled`` is implied): the
             partitions are computed, not listed, and ``path`` is the table location.
+        base_path: Spark's ``basePath``: the directory whose ``key=value`` subdirectories are
+            the partition columns, at or above ``path``. By default, as in Spark, ``path``
+            itself (a file's directory); for a glob, the directory above its first glob
+            segment, so that the levels a glob walks through keep their columns (Spark's own
+            glob reads drop them).
+        type_inference: ``"spark"`` infers the types Spark infers (``month=07`` is INT 7);
+            ``"keep_spelling"`` infers a type only where every value is spelt as that type
+            writes it back (``month=07`` stays STRING ``07``).
     """
     fmt = _FORMATS.get(format.lower())
     if fmt is None:
@@ -76,7 +155,7 @@ def read_partitioned(spark: Any, path: str, format: str = "parquet",
                                                  settings)
     else:
         layout = plan_path_read(path, format.lower(), hive_partitioning, hive_types,
-                                hive_types_autocast, settings)
+                                hive_types_autocast, settings, base_path, type_inference)
         parameters = {ENABLED: "true", **limits}
     if layout.relative:
         parameters[GLOB] = layout.relative
@@ -133,7 +212,9 @@ def _through_pyarrow(spark: Any, path: str, root: str, file_format: str, layout:
         root, layout.relative, file_format, f"read of {path}",
         [(c.name, c.type) for c in layout.columns],
         [(c.name, c.type) for c in layout.partition_keys], settings, projection)
-    return spark.read.format(arrow_source.NAME).options(**options).load()
+    source = spark.read.format(arrow_source.NAME).options(**options).load()
+    replan = source[arrow_source.REPLAN_COLUMN]
+    return source.where(replan.isNull()).drop(replan)
 
 
 def _unpartitioned(spark: Any, path: str, file_format: str, layout: PathLayout,

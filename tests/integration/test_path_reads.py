@@ -36,14 +36,14 @@ def layout(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_reads_prune_while_listing_and_match_spark(spark: Any, layout: Path) -> None:
     df = read_partitioned(spark, str(layout))
-    assert df.schema.simpleString() == "struct<a:bigint,b:string,dt:date,hr:bigint>"
-    theirs = spark.read.parquet(str(layout))  # Spark infers dt DATE and hr INT
+    theirs = spark.read.parquet(str(layout))  # Spark infers dt DATE and hr INT, and so do we
+    assert df.schema.simpleString() == "struct<a:bigint,b:string,dt:date,hr:int>"
+    assert df.schema.simpleString() == theirs.schema.simpleString()
     for where, figures in [("dt = DATE'2024-01-02' AND hr = 1", "1/4"),
                            ("hr >= 2", "6/12"), ("dt > DATE'2024-01-01' AND b LIKE 'v1%'", "8/8"),
                            ("hr = 9", "0/12")]:
         ours = df.where(where)
-        assert _rows(ours) == _rows(theirs.where(where).selectExpr(
-            "a", "b", "dt", "CAST(hr AS BIGINT)")), where
+        assert _rows(ours) == _rows(theirs.where(where)), where
         assert f"partitions={figures} (discovered on storage" in _scan_text(ours), where
     pinned = read_partitioned(spark, f"file:{layout}", hive_types={"dt": "string"})
     point = pinned.where("dt = '2024-01-03' AND hr = 0")
@@ -53,17 +53,23 @@ def test_reads_prune_while_listing_and_match_spark(spark: Any, layout: Path) -> 
 
 
 def test_globs(spark: Any, layout: Path) -> None:
+    everything = ["a", "b", "dt", "hr"]
     cases = {
-        "dt=2024-01-0{1,3}/hr=*": 80,
-        "dt=2024-01-0{2..3}/hr={0..1}/*.parquet": 40,
-        "*/hr=?/part-*": 120,
-        "**/*.parquet": 120,
-        "dt=2024-01-01": 40,
+        "dt=2024-01-0{1,3}/hr=*": (80, everything),
+        "dt=2024-01-0{2..3}/hr={0..1}/*.parquet": (40, everything),
+        "*/hr=?/part-*": (120, everything),
+        "**/*.parquet": (120, everything),
+        # Without a glob the path is its own base, as with Spark: dt is no column.
+        "dt=2024-01-01": (40, ["a", "b", "hr"]),
+        "dt=2024-01-01/hr={1,2}": (20, ["a", "b", "hr"]),
     }
-    for pattern, rows in cases.items():
+    for pattern, (rows, columns) in cases.items():
         df = read_partitioned(spark, f"{layout}/{pattern}")
         assert df.count() == rows, pattern
-        assert df.columns == ["a", "b", "dt", "hr"], pattern
+        assert df.columns == columns, pattern
+    based = read_partitioned(spark, f"{layout}/dt=2024-01-01", base_path=str(layout))
+    assert based.columns == everything
+    assert {r.dt for r in based.collect()} == {dt.date(2024, 1, 1)}
     narrowed = read_partitioned(spark, f"{layout}/dt=2024-01-0{{1,3}}/hr=*").where("hr = 3")
     assert "partitions=2/8" in _scan_text(narrowed)
     with pytest.raises(Exception, match=r"invalid glob .*unclosed '\{'"):
@@ -87,11 +93,15 @@ def test_types_and_partitioning_switch(spark: Any, tmp_path: Path,
             shutil.copy(source, target / source.name)
     with caplog.at_level(logging.WARNING):
         df = read_partitioned(spark, str(root))
-    # month=01 keeps its spelling (STRING); flag=1.5 is a DOUBLE.
-    assert df.schema.simpleString() == "struct<a:bigint,month:string,flag:double>"
+    # As in Spark, month=01 is the INT 1 and flag=1.5 a DOUBLE.
+    assert df.schema.simpleString() == "struct<a:bigint,month:int,flag:double>"
+    assert df.schema.simpleString() == spark.read.parquet(str(root)).schema.simpleString()
     assert "column 'month' named like a partition key" in caplog.text
-    assert sorted({r.month for r in df.collect()}) == ["01", "02", "11"]
-    typed = read_partitioned(spark, str(root), hive_types={"month": "int"})
+    assert sorted({r.month for r in df.collect()}) == [1, 2, 11]
+    spelt = read_partitioned(spark, str(root), type_inference="keep_spelling")
+    assert spelt.schema.simpleString() == "struct<a:bigint,month:string,flag:double>"
+    assert sorted({r.month for r in spelt.collect()}) == ["01", "02", "11"]
+    typed = read_partitioned(spark, str(root), hive_types={"month": "bigint"})
     assert typed.where("month = 2").count() == 24
     plain = read_partitioned(spark, str(root), hive_types_autocast=False)
     assert dict(plain.dtypes)["flag"] == "string"
