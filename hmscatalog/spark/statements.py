@@ -1,16 +1,20 @@
-"""Statements on hms tables that Spark's catalog API cannot see or run: INSERT and repair.
+"""Statements on hms tables that Spark's catalog API cannot see or run: INSERT checks, repair,
+SHOW PARTITIONS.
 
 Spark hands a catalog the rows of ``INSERT INTO t PARTITION (dt='x', hr) SELECT ...`` with the
 static values already folded into them, so whether a column was static or dynamic, on which
-Hive's rules depend, is lost. :func:`install` therefore wraps the session's ``sql`` method: an
-INSERT into a table of an attached hms catalog is parsed (by Spark's own parser) and its
-PARTITION clause checked against Hive's rules before it runs. Writes through the DataFrame API
+Hive's rules depend, is lost. :func:`install` therefore wraps the session's ``sql`` method: every
+INSERT of a statement (plain, after WITH, FROM-first, each branch of a multi-insert) into a table
+of an attached hms catalog is found in the plan Spark's own parser makes, and its PARTITION
+clause checked against Hive's rules before it runs. Writes through the DataFrame API
 (``df.writeTo(...).append()``) have no PARTITION clause and are not checked.
 
 The same wrapper runs ``MSCK REPAIR TABLE`` and ``ALTER TABLE ... RECOVER PARTITIONS`` on hms
 tables, which Spark refuses for tables outside its own catalog
 (``NOT_SUPPORTED_COMMAND_FOR_V2_TABLE``): :func:`~hmscatalog.sources.repair.repair_table` does
-the work, with Spark's rules.
+the work, with Spark's rules; answers ``SHOW PARTITIONS`` with the metastore's partition names,
+as the built-in catalog does; and lifts an hmscatalog error that Spark reports only deep inside
+a failed job (``[HMS_...]`` from a task) to the first line.
 """
 
 from __future__ import annotations
@@ -24,8 +28,10 @@ from py4j.protocol import Py4JJavaError
 from pyspark.errors.exceptions.captured import CapturedException, convert_exception
 from pyspark.sql.types import StructType
 
-from hmscatalog.errors import NoSuchObject
+from hmscatalog.errors import InvalidPartitionValue, NoSuchObject
 from hmscatalog.metastore.client import MetastoreClient
+from hmscatalog.partitions.codec import DEFAULT_PARTITION_NAME, parse_part_name
+from hmscatalog.partitions.types import format_value, parse_value
 from hmscatalog.sources.repair import repair_table
 from hmscatalog.spark.jvm import Jvm, quoted
 from hmscatalog.write.rules import DynamicPartitionSettings, check_partition_clause
@@ -36,6 +42,7 @@ _INSERT = re.compile(r"\binsert\b", re.IGNORECASE)
 # MSCK REPAIR TABLE, REPAIR TABLE, ALTER TABLE ... RECOVER PARTITIONS; the parser decides.
 _REPAIR = re.compile(_COMMENTS + r"(?:msck\b|repair\b|alter\b.*\brecover\s+partitions\b)",
                      re.IGNORECASE | re.DOTALL)
+_SHOW_PARTITIONS = re.compile(_COMMENTS + r"show\s+partitions\b", re.IGNORECASE | re.DOTALL)
 _CATALOGS = "_hmscatalog_catalogs"
 # Plans of the repair statements, and the command names Spark's errors give them.
 _COMMANDS = {"RepairTable": "MSCK REPAIR TABLE",
@@ -62,6 +69,10 @@ def _checked(run: Callable[..., Any], jvm: Jvm,
         elif isinstance(sqlQuery, str) and _REPAIR.match(sqlQuery) and repair(
                 jvm, catalogs, sqlQuery):
             return jvm.spark.createDataFrame([], StructType([]))  # what Spark's MSCK returns
+        elif isinstance(sqlQuery, str) and _SHOW_PARTITIONS.match(sqlQuery):
+            shown = show_partitions(jvm, catalogs, sqlQuery)
+            if shown is not None:
+                return shown
         try:
             return run(sqlQuery, *args, **kwargs)
         except (CapturedException, Py4JJavaError) as exc:
@@ -164,6 +175,49 @@ def _target(jvm: Jvm, catalogs: dict[str, MetastoreClient],
         return current, parts[0], parts[1]
     namespace = list(manager.currentNamespace())
     return (current, str(namespace[0]), parts[0]) if len(namespace) == 1 else None
+
+
+def show_partitions(jvm: Jvm, catalogs: dict[str, MetastoreClient], text: str) -> Any:
+    """``SHOW PARTITIONS`` of a partitioned hms table, as the built-in catalog answers it: the
+    partition names the metastore stores, so that the default partition reads
+    ``k=__HIVE_DEFAULT_PARTITION__`` for every column type (Spark's answer for catalog plugins
+    casts each value to a string and prints NULL as ``null``, which a string partition
+    ``'null'`` also prints). ``None`` leaves the statement to Spark: other catalogs, missing or
+    unpartitioned tables, a PARTITION clause it should judge."""
+    try:
+        plan = jvm.jsession.sessionState().sqlParser().parsePlan(text)
+    except Py4JJavaError:
+        return None
+    if str(plan.getClass().getSimpleName()) != "ShowPartitions":
+        return None
+    target = _target(jvm, catalogs, _strings(jvm, plan.child().multipartIdentifier()))
+    if target is None:
+        return None
+    catalog, database, name = target
+    try:
+        table = catalogs[catalog].get_table(database, name)
+    except NoSuchObject:
+        return None
+    spec = table.partition_spec
+    if not spec.names:
+        return None
+    wanted: dict[str, str] = {}
+    if plan.pattern().isDefined():
+        given = jvm.java_map(plan.pattern().get().spec())
+        for key in given.keySet():
+            column, value = str(key).lower(), given.get(key)
+            if column not in spec.names or value is None:
+                return None
+            hive_type = spec.column(column).type
+            try:
+                wanted[column] = format_value(parse_value(str(value), hive_type), hive_type) \
+                    or DEFAULT_PARTITION_NAME
+            except InvalidPartitionValue:
+                return None
+    names = catalogs[catalog].list_partition_names(database, name)
+    rows = [(n,) for n in names
+            if all(dict(parse_part_name(n)).get(k) == v for k, v in wanted.items())]
+    return jvm.spark.createDataFrame(rows, "partition STRING")
 
 
 def repair(jvm: Jvm, catalogs: dict[str, MetastoreClient], text: str) -> bool:

@@ -310,3 +310,25 @@ def test_create_table_like(spark: Any, db: str, client: MetastoreClient,
     assert copied.format is not None and copied.format.name == "PARQUET"
     assert copied.location == f"file:{elsewhere}" and copied.table_type == "EXTERNAL_TABLE"
     assert copied.parameters["k"] == "v"
+
+
+def test_show_partitions_prints_the_default_partition_as_the_builtin_does(
+        spark: Any, db: str) -> None:
+    """NULL partitions show as ``__HIVE_DEFAULT_PARTITION__`` for every column type (before:
+    ``s=null``, the same line as a partition whose value is the string 'null')."""
+    ddl = "(a INT) PARTITIONED BY (s STRING, i INT, d DATE) STORED AS PARQUET"
+    spark.sql(f"CREATE TABLE hms.{db}.ours {ddl}")
+    spark.sql(f"CREATE TABLE spark_catalog.{db}.theirs {ddl}")
+    rows = ("(1, NULL, NULL, NULL), (2, '', 7, DATE'2024-01-02'), (3, 'null', NULL, NULL), "
+            "(4, 'a/b', 8, NULL)")
+    for table in (f"hms.{db}.ours", f"spark_catalog.{db}.theirs"):
+        spark.sql(f"INSERT INTO {table} VALUES {rows}")
+    for clause in ("", " PARTITION (s='null')", " PARTITION (i=7)", " PARTITION (i='08')",
+                   " PARTITION (s='a/b', i=8)"):
+        ours = _rows(spark, f"SHOW PARTITIONS hms.{db}.ours{clause}")
+        assert ours == _rows(spark, f"SHOW PARTITIONS spark_catalog.{db}.theirs{clause}"), clause
+        assert ours, clause
+    everything = _rows(spark, f"SHOW PARTITIONS hms.{db}.ours")
+    assert ("s=__HIVE_DEFAULT_PARTITION__/i=__HIVE_DEFAULT_PARTITION__/"
+            "d=__HIVE_DEFAULT_PARTITION__",) in everything
+    assert ("s=null/i=__HIVE_DEFAULT_PARTITION__/d=__HIVE_DEFAULT_PARTITION__",) in everything

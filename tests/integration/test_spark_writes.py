@@ -47,10 +47,7 @@ def _both(spark: Any, db: str, statements: list[str]) -> None:
 
 
 def _partitions(spark: Any, table: str) -> list[tuple[Any, ...]]:
-    """SHOW PARTITIONS of an hms table. Spark prints a NULL value in a V2 catalog's partition
-    as ``null``, where its Hive catalog prints the stored ``__HIVE_DEFAULT_PARTITION__``."""
-    return sorted(((re.sub(r"=null(?=/|$)", "=__HIVE_DEFAULT_PARTITION__", row[0]),)
-                   for row in spark.sql(f"SHOW PARTITIONS {table}").collect()), key=repr)
+    return _rows(spark, f"SHOW PARTITIONS {table}")
 
 
 def test_inserts_and_overwrites_match_the_builtin_catalog(spark: Any, db: str,
