@@ -91,3 +91,8 @@ class TooManyPartitions(HmsCatalogError):
 
 class WriteFailed(HmsCatalogError):
     """A write could not be committed; the table was left as it was before the write."""
+
+
+class InvalidSetting(HmsCatalogError, ValueError):
+    """A table property or read option of hmscatalog's is unknown or has a value of the wrong
+    kind; the message names the table (or read), the key and the value."""

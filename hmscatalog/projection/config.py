@@ -41,6 +41,7 @@ scan (it is cheap) so that a long-lived object does not keep an old ``NOW``.
 from __future__ import annotations
 
 import datetime as dt
+import difflib
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -58,6 +59,7 @@ from hmscatalog.projection.columns import (
 from hmscatalog.projection.dates import NOW_PATTERN, DateFormat, DateFormatError, Unit, resolve_now
 from hmscatalog.projection.errors import InvalidProjection
 from hmscatalog.projection.values import ProjectedScan, scan_projection
+from hmscatalog.settings import parse_boolean, parse_count
 
 ENABLED = "projection.enabled"
 TEMPLATE = "storage.location.template"
@@ -218,21 +220,45 @@ def parse_projection(
     limit = properties.get(MAX_PARTITIONS)
     max_partitions = DEFAULT_MAX_PARTITIONS
     if limit is not None:
-        if not re.fullmatch(r"\s*[0-9]+\s*", limit) or int(limit) < 1:
+        parsed = parse_count(limit, minimum=1)
+        if parsed is None:
             raise InvalidProjection(
                 f"{prefix}Property '{MAX_PARTITIONS}' needs to be a positive integer, "
                 f"got {limit!r}")
-        max_partitions = int(limit)
+        max_partitions = parsed
     return Projection(table, table_location, columns, template, max_partitions)
 
 
 def _flag(text: str, table: str | None) -> bool:
-    value = text.strip().lower()
-    if value not in ("true", "false"):
+    value = parse_boolean(text)
+    if value is None:
         prefix = f"Table {table}: " if table else ""
         raise InvalidProjection(f"{prefix}Property '{ENABLED}' needs to be true or false, "
                                 f"got {text!r}")
-    return value == "true"
+    return value
+
+
+def check_projection_keys(properties: Mapping[str, str],
+                          partition_columns: Sequence[tuple[str, HiveType]],
+                          table: str | None = None) -> None:
+    """Refuse ``projection.*`` keys that no projection reads, whether or not projection is
+    enabled: a misspelt ``projection.enable`` would otherwise leave projection off, silently.
+
+    Raises:
+        InvalidProjection: naming the key.
+    """
+    prefix = f"Table {table}: " if table else ""
+    types = {name.lower(): hive_type for name, hive_type in partition_columns}
+    for key in properties:
+        lowered = key.lower()
+        if not lowered.startswith("projection.") or lowered == ENABLED:
+            continue
+        if lowered.count(".") == 1:  # projection.<word>: not a column setting
+            hint = "; did you mean 'projection.enabled'?" if difflib.get_close_matches(
+                lowered, [ENABLED], n=1) else ""
+            raise InvalidProjection(
+                f"{prefix}Unknown partition projection property '{key}'{hint}")
+        _split_key(key, types, prefix)
 
 
 def _naive_utc(value: dt.datetime) -> dt.datetime:

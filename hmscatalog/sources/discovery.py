@@ -25,6 +25,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from hmscatalog import settings
 from hmscatalog.errors import InvalidPartitionSpec, InvalidPartitionValue, TooManyPartitions
 from hmscatalog.expressions.evaluator import TRUE, PartitionEvaluator
 from hmscatalog.expressions.narrowing import pinned_values
@@ -44,7 +45,7 @@ from hmscatalog.storage.globs import Glob, State, compile_below, select_files
 log = logging.getLogger(__name__)
 
 PROPERTY_PREFIX = "hmscatalog.discovery."
-ENABLED = PROPERTY_PREFIX + "enabled"
+ENABLED = settings.DISCOVERY_ENABLED
 
 
 @dataclass(frozen=True)
@@ -56,26 +57,32 @@ class DiscoveryLimits:
     max_list_calls: int = 10_000
 
     @classmethod
-    def from_properties(cls, properties: Mapping[str, str]) -> DiscoveryLimits:
+    def from_properties(cls, properties: Mapping[str, str],
+                        where: str = "discovery") -> DiscoveryLimits:
         """Limits from table properties or read options (``hmscatalog.discovery.warn-partitions``,
-        ``.max-partitions``, ``.max-list-calls``); unset ones keep their defaults."""
-        values: dict[str, int] = {}
-        for key, attribute in (("warn-partitions", "warn_partitions"),
-                               ("max-partitions", "max_partitions"),
-                               ("max-list-calls", "max_list_calls")):
-            text = properties.get(PROPERTY_PREFIX + key)
-            if text is None:
-                continue
-            try:
-                values[attribute] = int(text)
-            except ValueError:
-                raise InvalidPartitionSpec(
-                    f"property {PROPERTY_PREFIX + key} must be an integer, not {text!r}") from None
-        return cls(**values)
+        ``.max-partitions``, ``.max-list-calls``); unset ones keep their defaults.
+
+        Raises:
+            InvalidSetting: a value that is not a whole number (of at least 1 for the maxima).
+        """
+        return cls(warn_partitions=_count(properties, settings.DISCOVERY_WARN_PARTITIONS, where),
+                   max_partitions=_count(properties, settings.DISCOVERY_MAX_PARTITIONS, where),
+                   max_list_calls=_count(properties, settings.DISCOVERY_MAX_LIST_CALLS, where))
 
 
-def is_enabled(properties: Mapping[str, str]) -> bool:
-    return properties.get(ENABLED, "").strip().lower() == "true"
+def _count(properties: Mapping[str, str], key: str, where: str) -> int:
+    value = settings.read(properties, key, where)
+    assert isinstance(value, int)
+    return value
+
+
+def is_enabled(properties: Mapping[str, str], where: str = "discovery") -> bool:
+    """Whether ``hmscatalog.discovery.enabled`` is true.
+
+    Raises:
+        InvalidSetting: the value is neither true nor false.
+    """
+    return settings.read(properties, ENABLED, where) is True
 
 
 @dataclass(frozen=True)
@@ -290,7 +297,7 @@ class _Walk:
                 f"{self.spec.names} or raise {PROPERTY_PREFIX}max-partitions")
 
 
-GLOB = PROPERTY_PREFIX + "glob"
+GLOB = settings.DISCOVERY_GLOB
 
 
 @dataclass(frozen=True)
@@ -316,7 +323,8 @@ def select_partitions(table: Table, predicate: Predicate,
     storage, root = open_storage(table.location, storage_options)
     relative = table.parameters.get(GLOB)
     discovery = discover(storage, root, table.partition_spec, predicate,
-                         DiscoveryLimits.from_properties(table.parameters),
+                         DiscoveryLimits.from_properties(table.parameters,
+                                                         f"Table {table.qualified_name}"),
                          where=f"table {table.qualified_name}",
                          glob=compile_below(root, relative) if relative else None)
     partitions, files = [], {}

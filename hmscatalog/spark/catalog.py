@@ -19,7 +19,8 @@ from hmscatalog.metastore.model import (
     Table,
 )
 from hmscatalog.partitions.types import parse_hive_type
-from hmscatalog.projection import InvalidProjection
+from hmscatalog.projection.config import check_projection_keys
+from hmscatalog.settings import check_properties
 from hmscatalog.sources.projection import projection_of
 from hmscatalog.spark.jvm import CATALOG_PKG, JavaProxy, Jvm, quoted
 from hmscatalog.spark.scan import CatalogContext
@@ -225,7 +226,7 @@ class HmsCatalog(JavaProxy):
 
     def _create(self, ident: Any, table: Table, column_order: list[str] | None) -> Any:
         database, name = table.database, table.name
-        self._check_projection(table)
+        self._check_settings(table)
         try:
             self.client.create_table(table)
         except AlreadyExists:
@@ -377,7 +378,7 @@ class HmsCatalog(JavaProxy):
                     "tables can SET/UNSET TBLPROPERTIES, SET LOCATION and ADD COLUMNS")
         altered = replace(table, columns=tuple(columns), parameters=params,
                           storage=replace(table.storage, location=location))
-        self._check_projection(altered)
+        self._check_settings(altered)
         self.client.alter_table(altered)
         self._context.listings.invalidate(f"{database}.{name}")
         return self.loadTable(ident)
@@ -398,12 +399,16 @@ class HmsCatalog(JavaProxy):
             self._no_such_namespace(database)
         return base.rstrip("/") + "/" + posixpath.normpath(parsed.path)
 
-    def _check_projection(self, table: Table) -> None:
-        """Refuse projection settings that could not be read (before the metastore changes)."""
-        try:
-            projection_of(table)
-        except InvalidProjection as exc:
-            self._illegal(str(exc))
+    def _check_settings(self, table: Table) -> None:
+        """Refuse hmscatalog and projection settings that could not be read (a misspelt key, a
+        value of the wrong kind), before the metastore changes. The error reaches the user as
+        ``[HMS_INVALID_SETTING]`` or ``[HMS_INVALID_PROJECTION]`` naming table, key and value.
+        """
+        check_properties(table.parameters, f"Table {table.qualified_name}")
+        check_projection_keys(table.parameters,
+                              [(c.name, c.type) for c in table.partition_spec.columns],
+                              table.qualified_name)
+        projection_of(table)
 
     def dropTable(self, ident: Any) -> bool:
         database, name = self._names(ident)

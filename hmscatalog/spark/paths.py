@@ -15,6 +15,7 @@ from hmscatalog.errors import InvalidPartitionSpec, StorageError
 from hmscatalog.metastore.model import EXTERNAL_TABLE, Storage, StorageFormat, Table
 from hmscatalog.partitions.inference import Inference
 from hmscatalog.partitions.types import parse_hive_type
+from hmscatalog.settings import check_properties
 from hmscatalog.sources.discovery import ENABLED, GLOB, PROPERTY_PREFIX, is_enabled
 from hmscatalog.sources.metastore import PartitionSelection
 from hmscatalog.sources.paths import (
@@ -149,6 +150,7 @@ def read_partitioned(spark: Any, path: str, format: str = "parquet",
     if fmt is None:
         raise ValueError(f"read_partitioned reads parquet or orc, not {format!r}")
     settings = {**storage_options(spark), **(options or {})}
+    check_properties(settings, f"read_partitioned({path!r})")
     limits = {k: v for k, v in settings.items() if k.startswith(PROPERTY_PREFIX)}
     if projection is not None:
         layout, parameters = plan_projected_read(path, projection, format.lower(), hive_types,

@@ -226,7 +226,7 @@ class HmsScanBuilder(JavaProxy):
             projected = select_projected(table, projection, predicate)
             selection = projected.selection
             describe = partial(_describe_projection, table, projected)
-        elif partitioned and is_enabled(table.parameters):
+        elif partitioned and is_enabled(table.parameters, f"Table {table.qualified_name}"):
             found = discover_partitions(table, predicate, self._context.storage_options)
             selection, files = found.selection, found.files
             describe = partial(_describe_discovery, table, found.discovery)

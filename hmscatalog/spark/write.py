@@ -14,6 +14,7 @@ import datetime as dt
 import uuid
 from typing import Any, Literal
 
+from hmscatalog import settings
 from hmscatalog.errors import DynamicPartitionError, HmsCatalogError, WriteFailed
 from hmscatalog.expressions.literals import Uncomparable, coerce_literal
 from hmscatalog.expressions.predicates import AlwaysTrue, Compare, EqualNullSafe
@@ -30,7 +31,6 @@ from hmscatalog.write.rules import DynamicPartitionSettings, check_partition_cou
 
 WRITE = "org.apache.spark.sql.connector.write"
 DATASOURCES = "org.apache.spark.sql.execution.datasources"
-IN_DATA_FILES = "partition_columns_in_data_file"
 
 
 def _static_value(spec: PartitionSpec, predicate: Any) -> tuple[str, str] | None:
@@ -205,7 +205,8 @@ class HmsBatchWrite(JavaProxy):
         attributes = _by_name(jvm, info.schema())
         data_columns = [attributes[c.name] for c in table.columns]
         partition_columns = [attributes[c.name] for c in table.partition_keys]
-        if table.parameters.get(IN_DATA_FILES, "false").lower() == "true":
+        if settings.read(table.parameters, settings.PARTITION_COLUMNS_IN_DATA_FILE,
+                         f"Table {table.qualified_name}"):
             data_columns += partition_columns
         columns = jvm.seq(list(attributes.values()))
         data_schema = jvm.cls("org.apache.spark.sql.catalyst.types.DataTypeUtils") \

@@ -332,3 +332,56 @@ def test_show_partitions_prints_the_default_partition_as_the_builtin_does(
     assert ("s=__HIVE_DEFAULT_PARTITION__/i=__HIVE_DEFAULT_PARTITION__/"
             "d=__HIVE_DEFAULT_PARTITION__",) in everything
     assert ("s=null/i=__HIVE_DEFAULT_PARTITION__/d=__HIVE_DEFAULT_PARTITION__",) in everything
+
+
+@pytest.mark.parametrize(("properties", "first_line"), [
+    ("'hmscatalog.discovery.enabled'='ture'",
+     "[HMS_INVALID_SETTING] Table {db}.t: property 'hmscatalog.discovery.enabled' must be true "
+     "or false, not 'ture'"),
+    ("'hmscatalog.discovery.enable'='true'",
+     "[HMS_INVALID_SETTING] Table {db}.t: unknown property 'hmscatalog.discovery.enable'; did "
+     "you mean 'hmscatalog.discovery.enabled'?"),
+    ("'hmscatalog.discovery.max-partitions'='-5'",
+     "[HMS_INVALID_SETTING] Table {db}.t: property 'hmscatalog.discovery.max-partitions' must "
+     "be a whole number of at least 1, not '-5'"),
+    ("'hmscatalog.discovery.max-list-calls'='abc'",
+     "[HMS_INVALID_SETTING] Table {db}.t: property 'hmscatalog.discovery.max-list-calls' must "
+     "be a whole number of at least 1, not 'abc'"),
+    ("'projection.enable'='true', 'projection.p.type'='integer', 'projection.p.range'='1,3'",
+     "[HMS_INVALID_PROJECTION] Table {db}.t: Unknown partition projection property "
+     "'projection.enable'; did you mean 'projection.enabled'?"),
+], ids=["boolean", "unknown-key", "negative", "not-a-number", "projection-typo"])
+def test_misspelt_settings_are_refused_at_create_and_alter(
+        spark: Any, db: str, client: MetastoreClient, tmp_path: Path, properties: str,
+        first_line: str) -> None:
+    """A typo never changes results silently: CREATE makes no table, ALTER changes nothing."""
+    ddl = (f"CREATE TABLE hms.{db}.t (a INT) PARTITIONED BY (p INT) STORED AS PARQUET "
+           f"LOCATION 'file:{tmp_path}' TBLPROPERTIES ({{}})")
+    with pytest.raises(Exception) as refused:
+        spark.sql(ddl.format(properties))
+    assert _first_line(refused.value) == first_line.format(db=db)
+    assert client.list_tables(db) == []
+    spark.sql(ddl.format("'team'='x'"))
+    before = client.get_table(db, "t").parameters
+    with pytest.raises(Exception) as altered:
+        spark.sql(f"ALTER TABLE hms.{db}.t SET TBLPROPERTIES ({properties})")
+    assert _first_line(altered.value) == first_line.format(db=db)
+    after = client.get_table(db, "t").parameters
+    assert {k: v for k, v in after.items() if k != "transient_lastDdlTime"} == \
+        {k: v for k, v in before.items() if k != "transient_lastDdlTime"}
+
+
+def test_a_bad_setting_written_by_another_tool_fails_the_query(spark: Any, db: str,
+                                                                client: MetastoreClient,
+                                                                tmp_path: Path) -> None:
+    """A table whose properties were set past hms (here through the client) fails its query
+    naming the property, rather than reading as a table without discovery (0 rows)."""
+    (tmp_path / "p=1").mkdir()
+    spark.sql(f"CREATE TABLE hms.{db}.t (a INT) PARTITIONED BY (p INT) STORED AS PARQUET "
+              f"LOCATION 'file:{tmp_path}' TBLPROPERTIES ('hmscatalog.discovery.enabled'='true')")
+    client.alter_table_parameters(db, "t", {"hmscatalog.discovery.enabled": "ture"})
+    with pytest.raises(Exception) as refused:
+        spark.sql(f"SELECT * FROM hms.{db}.t").collect()
+    assert _first_line(refused.value) == (
+        f"[HMS_INVALID_SETTING] Table {db}.t: property 'hmscatalog.discovery.enabled' must be "
+        "true or false, not 'ture'")

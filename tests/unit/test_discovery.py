@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hmscatalog.errors import InvalidPartitionSpec, TooManyPartitions
+from hmscatalog.errors import InvalidPartitionSpec, InvalidSetting, TooManyPartitions
 from hmscatalog.expressions import PartitionEvaluator
 from hmscatalog.expressions.narrowing import pinned_values
 from hmscatalog.expressions.predicates import (
@@ -137,7 +137,8 @@ def test_limits(table: Path, caplog: pytest.LogCaptureFixture) -> None:
     assert "selected 45 partitions (warning above 10)" in caplog.text
     assert DiscoveryLimits.from_properties(
         {"hmscatalog.discovery.max-partitions": "7"}).max_partitions == 7
-    with pytest.raises(InvalidPartitionSpec, match="max-list-calls must be an integer"):
+    with pytest.raises(InvalidSetting, match=r"'hmscatalog\.discovery\.max-list-calls' must be "
+                                             r"a whole number"):
         DiscoveryLimits.from_properties({"hmscatalog.discovery.max-list-calls": "many"})
 
 

@@ -1,0 +1,70 @@
+"""hmscatalog's table properties: one parser per kind, unknown keys refused."""
+
+from __future__ import annotations
+
+import pytest
+
+from hmscatalog import settings
+from hmscatalog.errors import InvalidSetting
+from hmscatalog.partitions.types import parse_hive_type
+from hmscatalog.projection import InvalidProjection
+from hmscatalog.projection.config import check_projection_keys
+from hmscatalog.sources.discovery import DiscoveryLimits, is_enabled
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("true", True), ("FALSE", False), (" True ", True), ("ture", None), ("yes", None),
+    ("1", None), ("", None),
+])
+def test_booleans_are_true_or_false_only(text: str, expected: bool | None) -> None:
+    assert settings.parse_boolean(text) is expected
+
+
+@pytest.mark.parametrize(("text", "minimum", "expected"), [
+    ("10", 0, 10), (" 7 ", 1, 7), ("0", 0, 0), ("0", 1, None), ("-5", 0, None),
+    ("abc", 0, None), ("1e3", 0, None), ("٣", 0, None), ("", 0, None),
+])
+def test_counts_are_whole_numbers_at_or_above_a_minimum(text: str, minimum: int,
+                                                        expected: int | None) -> None:
+    assert settings.parse_count(text, minimum) == expected
+
+
+def test_a_misspelt_boolean_is_an_error_not_false() -> None:
+    with pytest.raises(InvalidSetting, match=r"^Table db\.t: property "
+                       r"'hmscatalog\.discovery\.enabled' must be true or false, not 'ture'$"):
+        is_enabled({"hmscatalog.discovery.enabled": "ture"}, "Table db.t")
+    assert is_enabled({"hmscatalog.discovery.enabled": "TRUE"})
+    assert not is_enabled({})
+
+
+def test_discovery_limits() -> None:
+    assert DiscoveryLimits.from_properties({}) == DiscoveryLimits()
+    limits = DiscoveryLimits.from_properties({"hmscatalog.discovery.max-partitions": "9"})
+    assert limits.max_partitions == 9
+    for bad in ("abc", "-5", "0"):
+        with pytest.raises(InvalidSetting, match="must be a whole number of at least 1"):
+            DiscoveryLimits.from_properties({"hmscatalog.discovery.max-partitions": bad})
+
+
+def test_unknown_keys_under_the_prefix_are_refused_with_a_suggestion() -> None:
+    with pytest.raises(InvalidSetting, match=r"unknown property 'hmscatalog\.discovery\.enable'; "
+                                             r"did you mean 'hmscatalog\.discovery\.enabled'\?"):
+        settings.check_properties({"hmscatalog.discovery.enable": "true"}, "Table db.t")
+    with pytest.raises(InvalidSetting, match=r"unknown property 'hmscatalog\.zzz'; known: "):
+        settings.check_properties({"hmscatalog.zzz": "1"}, "Table db.t")
+    settings.check_properties({"other.key": "x", "hmscatalog.discovery.glob": "*/x"}, "t")
+    with pytest.raises(InvalidSetting, match="partition_columns_in_data_file"):
+        settings.check_properties({"partition_columns_in_data_file": "yes"}, "Table db.t")
+
+
+def test_projection_keys_are_checked_even_when_projection_is_off() -> None:
+    columns = [("dt", parse_hive_type("string"))]
+    with pytest.raises(InvalidProjection, match=r"Unknown partition projection property "
+                                                r"'projection\.enable'; did you mean"):
+        check_projection_keys({"projection.enable": "true"}, columns, "db.t")
+    with pytest.raises(InvalidProjection, match="non-partition column: 'x'"):
+        check_projection_keys({"projection.x.type": "enum"}, columns, "db.t")
+    with pytest.raises(InvalidProjection, match=r"Unknown property 'projection\.dt\.typ'"):
+        check_projection_keys({"projection.dt.typ": "enum"}, columns, "db.t")
+    check_projection_keys({"projection.enabled": "false", "projection.dt.type": "enum"},
+                          columns, "db.t")
