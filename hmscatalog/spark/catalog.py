@@ -2,43 +2,23 @@
 
 from __future__ import annotations
 
-import posixpath
 from dataclasses import replace
 from typing import Any
-from urllib.parse import urlsplit
 
 from hmscatalog.errors import AlreadyExists, InvalidOperation, NoSuchNamespace, NoSuchTable
 from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.model import (
-    EXTERNAL_TABLE,
-    MANAGED_TABLE,
     Column,
     Database,
-    Storage,
-    StorageFormat,
     Table,
 )
-from hmscatalog.partitions.types import parse_hive_type
 from hmscatalog.projection.config import check_projection_keys
 from hmscatalog.settings import check_properties
 from hmscatalog.sources.projection import projection_of
 from hmscatalog.spark.jvm import CATALOG_PKG, JavaProxy, Jvm, quoted
 from hmscatalog.spark.scan import CatalogContext
 from hmscatalog.spark.table import HmsTable
-
-_FORMATS = {"parquet": StorageFormat.PARQUET, "orc": StorageFormat.ORC,
-            "textfile": StorageFormat.TEXT, "text": StorageFormat.TEXT}
-# Properties Spark passes to createTable that are not table parameters.
-# The SerDe properties ROW FORMAT DELIMITED sets (LazySimpleSerDe's).
-_ROW_FORMAT_DELIMITED = frozenset({"field.delim", "serialization.format", "escape.delim",
-                                   "colelction.delim", "collection.delim", "mapkey.delim",
-                                   "line.delim", "serialization.null.format"})
-_RESERVED = frozenset({"provider", "location", "comment", "owner", "external",
-                       "hive.stored-as", "is_managed_location"})
-
-
-def _scala_optional(option: Any) -> str | None:
-    return str(option.get()) if option.isDefined() else None
+from hmscatalog.spark.table_definition import TableDefinitions
 
 
 class HmsCatalog(JavaProxy):
@@ -53,6 +33,7 @@ class HmsCatalog(JavaProxy):
         self.client = client
         self._name = name
         self._context = CatalogContext(jvm, client, storage_options)
+        self._definitions = TableDefinitions(jvm, client)
 
     # -- CatalogPlugin ---------------------------------------------------------------------
 
@@ -220,7 +201,7 @@ class HmsCatalog(JavaProxy):
             is_struct = str(first.getClass().getName()) == "org.apache.spark.sql.types.StructType"
             struct = first if is_struct else util.v2ColumnsToStructType(first)
         database, name = self._names(ident)
-        table = self._table_definition(database, name, struct, transforms,
+        table = self._definitions.table(database, name, struct, transforms,
                                        self._jvm.to_dict(properties))
         return self._create(ident, table, [str(f.name()).lower() for f in struct.fields()])
 
@@ -246,106 +227,15 @@ class HmsCatalog(JavaProxy):
         not copied)."""
         props = self._jvm.to_dict(info.properties())
         if "provider" not in props and "hive.stored-as" not in props:
-            props.update(self._format_of(source))
+            props.update(self._definitions.format_of(source))
         database, name = self._names(ident)
-        table = self._table_definition(database, name, info.schema(), info.partitions(), props)
+        table = self._definitions.table(database, name, info.schema(), info.partitions(), props)
         return self._create(ident, table, None)
-
-    def _format_of(self, source: Any) -> dict[str, str]:
-        """``provider`` and ``option.*`` SerDe properties that recreate ``source``'s storage."""
-        fmt: StorageFormat | None = None
-        options: dict[str, str] = {}
-        if str(source.getClass().getSimpleName()) == "V1Table":  # the built-in catalog's
-            storage = source.v1Table().storage()
-            serde = _scala_optional(storage.serde())
-            fmt = StorageFormat.detect(_scala_optional(storage.inputFormat()), serde)
-            if fmt is None:
-                self._illegal(f"hms cannot create a table like {source.name()}: it is stored "
-                              f"with SerDe {serde}; hms creates parquet, orc and textfile tables")
-            options = self._jvm.to_dict(self._jvm.java_map(storage.properties()))
-        else:
-            try:
-                found = self.client.get_table(*str(source.name()).split(".", 1))
-                fmt, options = found.format, dict(found.storage.serde_parameters)
-            except (NoSuchTable, NoSuchNamespace, TypeError):
-                pass
-        if fmt is None:
-            return {"provider": self._jvm.to_dict(source.properties()).get("provider", "")}
-        return {"provider": fmt.name.lower(), **{f"option.{k}": v for k, v in options.items()}}
-
-    def _illegal(self, message: str) -> Any:
-        self._jvm.throw(self._jvm.cls("java.lang.IllegalArgumentException")(message))
 
     def _unsupported(self, message: str) -> Any:
         """Refuse an ALTER TABLE change (Spark wraps an IllegalArgumentException from
         alterTable in an error PySpark shows only as a Py4J trace)."""
         self._jvm.throw(self._jvm.cls("java.lang.UnsupportedOperationException")(message))
-
-    def _table_definition(
-        self, database: str, name: str, struct: Any, transforms: Any, props: dict[str, str]
-    ) -> Table:
-        qualified = f"{database}.{name}"
-        partition_names: list[str] = []
-        for transform in transforms:
-            refs = list(transform.references())
-            if str(transform.name()) != "identity" or len(refs) != 1:
-                self._illegal(f"hms table {qualified} can be partitioned by columns only, "
-                              f"not by {transform.describe()}")
-            partition_names.append(".".join(str(p) for p in refs[0].fieldNames()).lower())
-        columns: dict[str, Column] = {}
-        for field in struct.fields():
-            comment = field.getComment()
-            columns[str(field.name()).lower()] = Column(
-                str(field.name()).lower(), self._jvm.hive_type(field.dataType()),
-                str(comment.get()) if comment.isDefined() else None)
-        for part in partition_names:
-            if part not in columns:
-                self._illegal(f"partition column {part!r} of {qualified} is not a column")
-            if not parse_hive_type(columns[part].type).can_partition:
-                self._illegal(f"partition column {part!r} of {qualified} has type "
-                              f"{columns[part].type}, which cannot name a partition directory")
-        fmt = self._format(qualified, props)
-        serde_options = {k[len("option."):]: v for k, v in props.items() if k.startswith("option.")}
-        parameters = {
-            k: v for k, v in props.items()
-            if k not in _RESERVED and not k.startswith(("option.", "hive.")) and
-            serde_options.get(k) != v
-        }
-        if "comment" in props:
-            parameters["comment"] = props["comment"]
-        location = self._qualified_location(database, props.get("location"))
-        external = props.get("external", "").lower() == "true" or location is not None
-        if external:
-            parameters["EXTERNAL"] = "TRUE"
-        storage = Storage.of(fmt, location)
-        storage = replace(storage, serde_parameters={**storage.serde_parameters, **serde_options})
-        return Table(
-            database=database,
-            name=name,
-            columns=tuple(c for n, c in columns.items() if n not in partition_names),
-            partition_keys=tuple(columns[p] for p in partition_names),
-            storage=storage,
-            table_type=EXTERNAL_TABLE if external else MANAGED_TABLE,
-            parameters=parameters,
-            owner=props.get("owner"),
-        )
-
-    def _format(self, qualified: str, props: dict[str, str]) -> StorageFormat:
-        for key in ("hive.serde", "hive.input-format", "hive.output-format"):
-            if key in props:
-                self._illegal(f"hms table {qualified}: custom {key} is not supported; "
-                              "use STORED AS PARQUET, ORC or TEXTFILE")
-        stored_as = props.get("hive.stored-as")
-        provider = props.get("provider")
-        if stored_as is None and provider in (None, "hive") and any(
-                key[len("option."):] in _ROW_FORMAT_DELIMITED for key in props
-                if key.startswith("option.")):
-            stored_as = "textfile"  # ROW FORMAT DELIMITED alone: Hive's default format
-        chosen = (stored_as or ("parquet" if provider in (None, "hive") else provider)).lower()
-        if chosen not in _FORMATS:
-            self._illegal(f"hms table {qualified}: format {chosen!r} is not supported; "
-                          "use parquet, orc or textfile")
-        return _FORMATS[chosen]
 
     def alterTable(self, ident: Any, changes: Any) -> Any:
         database, name = self._names(ident)
@@ -359,7 +249,7 @@ class HmsCatalog(JavaProxy):
         for change in changes:
             kind = str(change.getClass().getSimpleName())
             if kind == "SetProperty" and str(change.property()) == "location":
-                location = self._qualified_location(database, str(change.value()))
+                location = self._definitions.qualified_location(database, str(change.value()))
             elif kind == "SetProperty":
                 params[str(change.property())] = str(change.value())
             elif kind == "RemoveProperty":
@@ -382,22 +272,6 @@ class HmsCatalog(JavaProxy):
         self.client.alter_table(altered)
         self._context.listings.invalidate(f"{database}.{name}")
         return self.loadTable(ident)
-
-    def _qualified_location(self, database: str, location: str | None) -> str | None:
-        """``location`` as the built-in catalog stores it: a path without a scheme is a local
-        path, and a relative one lies under the database's location."""
-        if location is None:
-            return None
-        parsed = urlsplit(location)
-        if parsed.scheme not in ("", "file") or (parsed.scheme == "file" and parsed.netloc):
-            return location
-        if posixpath.isabs(parsed.path):
-            return "file:" + posixpath.normpath(parsed.path)
-        try:
-            base = self.client.get_database(database).location or ""
-        except NoSuchNamespace:
-            self._no_such_namespace(database)
-        return base.rstrip("/") + "/" + posixpath.normpath(parsed.path)
 
     def _check_settings(self, table: Table) -> None:
         """Refuse hmscatalog and projection settings that could not be read (a misspelt key, a

@@ -1,0 +1,153 @@
+"""hms table definitions from what Spark hands a catalog: the properties of CREATE TABLE (Spark
+and Hive syntax), the source of CREATE TABLE LIKE, and LOCATION values, as the built-in catalog
+reads them."""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import replace
+from typing import Any
+from urllib.parse import urlsplit
+
+from hmscatalog.errors import NoSuchNamespace, NoSuchTable
+from hmscatalog.metastore.client import MetastoreClient
+from hmscatalog.metastore.model import (
+    EXTERNAL_TABLE,
+    MANAGED_TABLE,
+    Column,
+    Storage,
+    StorageFormat,
+    Table,
+)
+from hmscatalog.partitions.types import parse_hive_type
+from hmscatalog.spark.jvm import Jvm
+
+_FORMATS = {"parquet": StorageFormat.PARQUET, "orc": StorageFormat.ORC,
+            "textfile": StorageFormat.TEXT, "text": StorageFormat.TEXT}
+# The SerDe properties ROW FORMAT DELIMITED sets (LazySimpleSerDe's; "colelction" is Hive's).
+_ROW_FORMAT_DELIMITED = frozenset({"field.delim", "serialization.format", "escape.delim",
+                                   "colelction.delim", "collection.delim", "mapkey.delim",
+                                   "line.delim", "serialization.null.format"})
+# Properties Spark passes to createTable that are not table parameters.
+_RESERVED = frozenset({"provider", "location", "comment", "owner", "external",
+                       "hive.stored-as", "is_managed_location"})
+
+
+def _scala_optional(option: Any) -> str | None:
+    return str(option.get()) if option.isDefined() else None
+
+
+class TableDefinitions:
+    """Builds the metastore :class:`Table` a CREATE statement asks for; refuses (with an
+    ``IllegalArgumentException`` naming the table) what hms cannot create."""
+
+    def __init__(self, jvm: Jvm, client: MetastoreClient) -> None:
+        self._jvm = jvm
+        self.client = client
+
+    def _illegal(self, message: str) -> Any:
+        self._jvm.throw(self._jvm.cls("java.lang.IllegalArgumentException")(message))
+
+    def table(
+        self, database: str, name: str, struct: Any, transforms: Any, props: dict[str, str]
+    ) -> Table:
+        qualified = f"{database}.{name}"
+        partition_names: list[str] = []
+        for transform in transforms:
+            refs = list(transform.references())
+            if str(transform.name()) != "identity" or len(refs) != 1:
+                self._illegal(f"hms table {qualified} can be partitioned by columns only, "
+                              f"not by {transform.describe()}")
+            partition_names.append(".".join(str(p) for p in refs[0].fieldNames()).lower())
+        columns: dict[str, Column] = {}
+        for field in struct.fields():
+            comment = field.getComment()
+            columns[str(field.name()).lower()] = Column(
+                str(field.name()).lower(), self._jvm.hive_type(field.dataType()),
+                str(comment.get()) if comment.isDefined() else None)
+        for part in partition_names:
+            if part not in columns:
+                self._illegal(f"partition column {part!r} of {qualified} is not a column")
+            if not parse_hive_type(columns[part].type).can_partition:
+                self._illegal(f"partition column {part!r} of {qualified} has type "
+                              f"{columns[part].type}, which cannot name a partition directory")
+        fmt = self._format(qualified, props)
+        serde_options = {k[len("option."):]: v for k, v in props.items() if k.startswith("option.")}
+        parameters = {
+            k: v for k, v in props.items()
+            if k not in _RESERVED and not k.startswith(("option.", "hive.")) and
+            serde_options.get(k) != v
+        }
+        if "comment" in props:
+            parameters["comment"] = props["comment"]
+        location = self.qualified_location(database, props.get("location"))
+        external = props.get("external", "").lower() == "true" or location is not None
+        if external:
+            parameters["EXTERNAL"] = "TRUE"
+        storage = Storage.of(fmt, location)
+        storage = replace(storage, serde_parameters={**storage.serde_parameters, **serde_options})
+        return Table(
+            database=database,
+            name=name,
+            columns=tuple(c for n, c in columns.items() if n not in partition_names),
+            partition_keys=tuple(columns[p] for p in partition_names),
+            storage=storage,
+            table_type=EXTERNAL_TABLE if external else MANAGED_TABLE,
+            parameters=parameters,
+            owner=props.get("owner"),
+        )
+
+    def _format(self, qualified: str, props: dict[str, str]) -> StorageFormat:
+        for key in ("hive.serde", "hive.input-format", "hive.output-format"):
+            if key in props:
+                self._illegal(f"hms table {qualified}: custom {key} is not supported; "
+                              "use STORED AS PARQUET, ORC or TEXTFILE")
+        stored_as = props.get("hive.stored-as")
+        provider = props.get("provider")
+        if stored_as is None and provider in (None, "hive") and any(
+                key[len("option."):] in _ROW_FORMAT_DELIMITED for key in props
+                if key.startswith("option.")):
+            stored_as = "textfile"  # ROW FORMAT DELIMITED alone: Hive's default format
+        chosen = (stored_as or ("parquet" if provider in (None, "hive") else provider)).lower()
+        if chosen not in _FORMATS:
+            self._illegal(f"hms table {qualified}: format {chosen!r} is not supported; "
+                          "use parquet, orc or textfile")
+        return _FORMATS[chosen]
+
+    def format_of(self, source: Any) -> dict[str, str]:
+        """``provider`` and ``option.*`` SerDe properties that recreate ``source``'s storage."""
+        fmt: StorageFormat | None = None
+        options: dict[str, str] = {}
+        if str(source.getClass().getSimpleName()) == "V1Table":  # the built-in catalog's
+            storage = source.v1Table().storage()
+            serde = _scala_optional(storage.serde())
+            fmt = StorageFormat.detect(_scala_optional(storage.inputFormat()), serde)
+            if fmt is None:
+                self._illegal(f"hms cannot create a table like {source.name()}: it is stored "
+                              f"with SerDe {serde}; hms creates parquet, orc and textfile tables")
+            options = self._jvm.to_dict(self._jvm.java_map(storage.properties()))
+        else:
+            try:
+                found = self.client.get_table(*str(source.name()).split(".", 1))
+                fmt, options = found.format, dict(found.storage.serde_parameters)
+            except (NoSuchTable, NoSuchNamespace, TypeError):
+                pass
+        if fmt is None:
+            return {"provider": self._jvm.to_dict(source.properties()).get("provider", "")}
+        return {"provider": fmt.name.lower(), **{f"option.{k}": v for k, v in options.items()}}
+
+    def qualified_location(self, database: str, location: str | None) -> str | None:
+        """``location`` as the built-in catalog stores it: a path without a scheme is a local
+        path, and a relative one lies under the database's location."""
+        if location is None:
+            return None
+        parsed = urlsplit(location)
+        if parsed.scheme not in ("", "file") or (parsed.scheme == "file" and parsed.netloc):
+            return location
+        if posixpath.isabs(parsed.path):
+            return "file:" + posixpath.normpath(parsed.path)
+        try:
+            base = self.client.get_database(database).location or ""
+        except NoSuchNamespace:
+            self._jvm.analysis_error("NoSuchNamespaceException", self._jvm.strings([database]))
+        return base.rstrip("/") + "/" + posixpath.normpath(parsed.path)
