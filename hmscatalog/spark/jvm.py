@@ -54,8 +54,9 @@ class JavaProxy:
 
 def _readable_errors(method: Callable[..., Any]) -> Callable[..., Any]:
     """``method``, with hmscatalog's errors (and unexpected Python ones) thrown in the JVM as
-    an ``AnalysisException`` whose message starts ``[HMS_<KIND>] <what was wrong>``, the way
-    Spark's own errors read. Java exceptions pass through unchanged."""
+    a ``SparkRuntimeException`` whose message starts ``[HMS_<KIND>] <what was wrong>``, the way
+    Spark's own errors read (see :meth:`Jvm.readable_error`). Java exceptions pass through
+    unchanged."""
 
     @functools.wraps(method)
     def call(self: JavaProxy, *args: Any) -> Any:
