@@ -65,15 +65,10 @@ class DiscoveryLimits:
         Raises:
             InvalidSetting: a value that is not a whole number (of at least 1 for the maxima).
         """
-        return cls(warn_partitions=_count(properties, settings.DISCOVERY_WARN_PARTITIONS, where),
-                   max_partitions=_count(properties, settings.DISCOVERY_MAX_PARTITIONS, where),
-                   max_list_calls=_count(properties, settings.DISCOVERY_MAX_LIST_CALLS, where))
-
-
-def _count(properties: Mapping[str, str], key: str, where: str) -> int:
-    value = settings.read(properties, key, where)
-    assert isinstance(value, int)
-    return value
+        count = settings.read_count
+        return cls(warn_partitions=count(properties, settings.DISCOVERY_WARN_PARTITIONS, where),
+                   max_partitions=count(properties, settings.DISCOVERY_MAX_PARTITIONS, where),
+                   max_list_calls=count(properties, settings.DISCOVERY_MAX_LIST_CALLS, where))
 
 
 def is_enabled(properties: Mapping[str, str], where: str = "discovery") -> bool:
@@ -82,7 +77,7 @@ def is_enabled(properties: Mapping[str, str], where: str = "discovery") -> bool:
     Raises:
         InvalidSetting: the value is neither true nor false.
     """
-    return settings.read(properties, ENABLED, where) is True
+    return settings.read_flag(properties, ENABLED, where)
 
 
 @dataclass(frozen=True)

@@ -205,8 +205,8 @@ class HmsBatchWrite(JavaProxy):
         attributes = _by_name(jvm, info.schema())
         data_columns = [attributes[c.name] for c in table.columns]
         partition_columns = [attributes[c.name] for c in table.partition_keys]
-        if settings.read(table.parameters, settings.PARTITION_COLUMNS_IN_DATA_FILE,
-                         f"Table {table.qualified_name}"):
+        if settings.read_flag(table.parameters, settings.PARTITION_COLUMNS_IN_DATA_FILE,
+                              f"Table {table.qualified_name}"):
             data_columns += partition_columns
         columns = jvm.seq(list(attributes.values()))
         data_schema = jvm.cls("org.apache.spark.sql.catalyst.types.DataTypeUtils") \
