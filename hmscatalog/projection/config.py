@@ -59,12 +59,18 @@ from hmscatalog.projection.columns import (
 from hmscatalog.projection.dates import NOW_PATTERN, DateFormat, DateFormatError, Unit, resolve_now
 from hmscatalog.projection.errors import InvalidProjection
 from hmscatalog.projection.values import ProjectedScan, scan_projection
-from hmscatalog.settings import parse_boolean, parse_count
+from hmscatalog.settings import (
+    PROJECTION_ENABLED,
+    PROJECTION_MAX_PARTITIONS,
+    parse_boolean,
+    parse_count,
+    read_count,
+)
 
-ENABLED = "projection.enabled"
+ENABLED = PROJECTION_ENABLED
 TEMPLATE = "storage.location.template"
-MAX_PARTITIONS = "hmscatalog.projection.max-partitions"
-DEFAULT_MAX_PARTITIONS = 1_000_000
+MAX_PARTITIONS = PROJECTION_MAX_PARTITIONS
+DEFAULT_MAX_PARTITIONS = read_count({}, MAX_PARTITIONS, "defaults")  # the table's default
 TYPES = ("enum", "integer", "date", "injected")
 _SETTINGS = {
     "enum": {"type", "values"},
@@ -178,7 +184,9 @@ def parse_projection(
 ) -> Projection | None:
     """Read a table's partition projection, or ``None`` when ``projection.enabled`` is absent
     or false (the properties are then not validated, so a broken disabled setup never fails
-    reads).
+    reads). A misspelt switch (``projection.enable``, ``Projection.Enabled``) is no disabled
+    setup: it is refused, since the table's writer meant projection on and reading the table
+    without it would silently find other partitions (or none).
 
     Args:
         properties: the table's parameters.
@@ -192,9 +200,15 @@ def parse_projection(
         InvalidProjection: naming the table, column and property that is wrong.
     """
     enabled = properties.get(ENABLED)
-    if enabled is None or _flag(enabled, table) is False:
-        return None
     prefix = f"Table {table}: " if table else ""
+    if enabled is None:
+        misspelt = _misspelt_switch(properties)
+        if misspelt is not None:
+            raise InvalidProjection(f"{prefix}Unknown partition projection property "
+                                    f"'{misspelt}'; did you mean '{ENABLED}'?")
+        return None
+    if _flag(enabled, table) is False:
+        return None
     if not partition_columns:
         raise InvalidProjection(
             f"{prefix}Partition projection cannot be enabled on a table that is not partitioned")
@@ -251,14 +265,28 @@ def check_projection_keys(properties: Mapping[str, str],
     types = {name.lower(): hive_type for name, hive_type in partition_columns}
     for key in properties:
         lowered = key.lower()
-        if not lowered.startswith("projection.") or lowered == ENABLED:
+        if not lowered.startswith("projection.") or key == ENABLED:
             continue
         if lowered.count(".") == 1:  # projection.<word>: not a column setting
-            hint = "; did you mean 'projection.enabled'?" if difflib.get_close_matches(
-                lowered, [ENABLED], n=1) else ""
+            hint = f"; did you mean '{ENABLED}'?" if _near_switch(key) else ""
             raise InvalidProjection(
                 f"{prefix}Unknown partition projection property '{key}'{hint}")
         _split_key(key, types, prefix)
+
+
+def _near_switch(key: str) -> bool:
+    """Whether ``projection.<word>`` looks like a misspelling of ``projection.enabled`` (any
+    case). The words are compared, not the keys: with ``projection.`` in common, every key
+    would look close."""
+    word = key.lower().partition(".")[2]
+    return bool(difflib.get_close_matches(word, ["enabled"], n=1, cutoff=0.75))
+
+
+def _misspelt_switch(properties: Mapping[str, str]) -> str | None:
+    """The first ``projection.<word>`` key that misspells ``projection.enabled``, if any."""
+    return next((key for key in properties
+                 if key != ENABLED and key.lower().startswith("projection.")
+                 and key.count(".") == 1 and _near_switch(key)), None)
 
 
 def _naive_utc(value: dt.datetime) -> dt.datetime:

@@ -44,7 +44,7 @@ from hmscatalog.storage.globs import Glob, State, compile_below, select_files
 
 log = logging.getLogger(__name__)
 
-PROPERTY_PREFIX = "hmscatalog.discovery."
+PROPERTY_PREFIX = settings.DISCOVERY_PREFIX
 ENABLED = settings.DISCOVERY_ENABLED
 
 
@@ -74,9 +74,15 @@ class DiscoveryLimits:
 def is_enabled(properties: Mapping[str, str], where: str = "discovery") -> bool:
     """Whether ``hmscatalog.discovery.enabled`` is true.
 
+    Tables made by other catalogs never went through CREATE's checks, so a misspelt key is
+    refused here too: ``hmscatalog.discovery.enable`` would otherwise read as a table without
+    discovery, with no rows.
+
     Raises:
-        InvalidSetting: the value is neither true nor false.
+        InvalidSetting: the value is neither true nor false, or a key under
+            ``hmscatalog.discovery.`` (or a known key in another case) is unknown.
     """
+    settings.check_spelling(properties, where, settings.DISCOVERY_PREFIX)
     return settings.read_flag(properties, ENABLED, where)
 
 

@@ -278,7 +278,8 @@ class HmsCatalog(JavaProxy):
         value of the wrong kind), before the metastore changes. The error reaches the user as
         ``[HMS_INVALID_SETTING]`` or ``[HMS_INVALID_PROJECTION]`` naming table, key and value.
         """
-        check_properties(table.parameters, f"Table {table.qualified_name}")
+        check_properties(table.parameters, f"Table {table.qualified_name}",
+                         table.location or "")
         check_projection_keys(table.parameters,
                               [(c.name, c.type) for c in table.partition_spec.columns],
                               table.qualified_name)

@@ -84,3 +84,23 @@ def test_discovery_errors_name_the_table_and_path(spark: Any, db: str, tmp_path:
     with pytest.raises(Exception, match=r"found 5 matching partitions, more than 3"):
         spark.sql(f"SELECT * FROM hms.{db}.t").collect()
     assert spark.sql(f"SELECT * FROM hms.{db}.t WHERE dt = 'd1'").collect() == []
+
+
+@pytest.mark.parametrize(("key", "known"), [
+    ("hmscatalog.discovery.enable", "hmscatalog.discovery.enabled"),
+    ("HMSCATALOG.DISCOVERY.ENABLED", "hmscatalog.discovery.enabled"),
+])
+def test_a_discovery_table_made_by_the_builtin_catalog_with_a_misspelt_switch_fails_its_query(
+        spark: Any, db: str, tmp_path: Path, key: str, known: str) -> None:
+    """The built-in catalog stores any key. Read through hms, a switch no reader looks up
+    used to leave discovery off: the table read as empty. The query now fails naming it."""
+    root = tmp_path / "events"
+    _write_layout(spark, root)
+    spark.sql(f"CREATE TABLE spark_catalog.{db}.events (a BIGINT, b STRING) "
+              "PARTITIONED BY (dt STRING, hr INT) STORED AS PARQUET "
+              f"LOCATION 'file:{root}' TBLPROPERTIES ('{key}'='true')")
+    with pytest.raises(Exception) as refused:
+        spark.sql(f"SELECT count(*) FROM hms.{db}.events").collect()
+    assert str(refused.value).strip().splitlines()[0] == (
+        f"[HMS_INVALID_SETTING] Table {db}.events: unknown property '{key}'; did you mean "
+        f"'{known}'?")

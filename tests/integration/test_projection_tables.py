@@ -141,3 +141,26 @@ def test_projected_path_reads_local_and_s3(spark: Any, tmp_path: Path, moto_s3: 
     # partition's directory for its files.
     assert [r.path for r in lists] == ["/projected-bucket"] and len(lists) == 1
     assert "hour%3D2024-01-02-03" in lists[0].query or "hour=2024-01-02-03" in lists[0].query
+
+
+def test_a_table_made_by_the_builtin_catalog_with_a_misspelt_projection_switch_fails_its_query(
+        spark: Any, db: str, tmp_path: Path) -> None:
+    """``projection.enable`` never went through hms's CREATE checks when another catalog made
+    the table; read through hms it used to leave projection off (no partitions registered, so
+    no rows). The query now fails naming the key, and the exact switch reads the files."""
+    root = tmp_path / "events"
+    _write(spark, root, "(1, '2024-01-05', 'emea', '07'), (2, '2024-01-06', 'apac', '23')")
+    spark.sql(f"CREATE TABLE spark_catalog.{db}.events (a INT) "
+              "PARTITIONED BY (dt STRING, region STRING, hr STRING) STORED AS PARQUET "
+              f"LOCATION 'file:{root}' TBLPROPERTIES "
+              f"({PROPERTIES.replace('projection.enabled', 'projection.enable')})")
+    with pytest.raises(Exception) as refused:
+        spark.sql(f"SELECT * FROM hms.{db}.events").collect()
+    assert str(refused.value).strip().splitlines()[0] == (
+        f"[HMS_INVALID_PROJECTION] Table {db}.events: Unknown partition projection property "
+        "'projection.enable'; did you mean 'projection.enabled'?")
+    spark.sql(f"ALTER TABLE spark_catalog.{db}.events UNSET TBLPROPERTIES ('projection.enable')")
+    spark.sql(f"ALTER TABLE spark_catalog.{db}.events SET TBLPROPERTIES "
+              "('projection.enabled'='true')")
+    assert _rows(spark.sql(f"SELECT a, dt, region, hr FROM hms.{db}.events")) == [
+        (1, "2024-01-05", "emea", "07"), (2, "2024-01-06", "apac", "23")]
