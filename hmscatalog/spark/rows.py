@@ -17,17 +17,26 @@ _EPOCH_DAY = dt.date(1970, 1, 1)
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 
 
-def internal_row(jvm: Jvm, spec: PartitionSpec, strings: Sequence[str], time_zone: str) -> Any:
+def internal_row(jvm: Jvm, spec: PartitionSpec, strings: Sequence[str], time_zone: str,
+                 *, default_name_in_strings: bool = False) -> Any:
     """An ``InternalRow`` of a partition's values, typed by the partition columns.
 
     The value strings are cast by Spark itself (its non-ANSI cast, so a malformed value is NULL,
     as when Spark reads partition values of its own Hive tables). Building the row in the JVM
     matters: boxed values returned to Python come back as Python numbers, and py4j would send a
     BIGINT's small value as an ``Integer``.
+
+    ``__HIVE_DEFAULT_PARTITION__`` is NULL, except in STRING-family columns when
+    ``default_name_in_strings`` is set: partition identifiers keep the name the metastore
+    stores, so that Spark's SHOW PARTITIONS prints it as the built-in catalog does rather than
+    as ``null``, which is also how it prints the partition of the string 'null'. (Hive stores
+    both a NULL and the string ``__HIVE_DEFAULT_PARTITION__`` as that one partition, so the
+    identifier still names exactly it.)
     """
     utf8 = jvm.cls("org.apache.spark.unsafe.types.UTF8String")
-    values = [None if text is None or text == DEFAULT_PARTITION_NAME else utf8.fromString(text)
-              for text in strings]
+    values = [None if text is None or (text == DEFAULT_PARTITION_NAME and not (
+        default_name_in_strings and column.type.is_string)) else utf8.fromString(text)
+        for text, column in zip(strings, spec.columns, strict=True)]
     row_class = jvm.cls("org.apache.spark.sql.catalyst.expressions.GenericInternalRow")
     row = row_class(jvm.array(jvm.cls("java.lang.Object"), values))
     return _caster(jvm, spec, time_zone).apply(row).copy()

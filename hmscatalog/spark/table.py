@@ -206,6 +206,10 @@ class HmsTable(JavaProxy):
             replace(part, storage=replace(part.storage, location=location), parameters=props)])
 
     def listPartitionIdentifiers(self, names: Any, ident: Any) -> Any:
+        """The partitions whose ``names`` columns hold ``ident``'s values. A STRING column's
+        default partition is identified by ``__HIVE_DEFAULT_PARTITION__``, the value Spark then
+        prints for it (SHOW PARTITIONS), as the built-in catalog does; dropping or reading the
+        partition by that identifier finds the same partition as by NULL."""
         spec = self.table.partition_spec
         wanted = partition_strings(ident, spec, self._time_zone(), [str(n) for n in names])
         time_zone = self._time_zone()
@@ -213,7 +217,8 @@ class HmsTable(JavaProxy):
         for name in self._client().list_partition_names(self.table.database, self.table.name):
             strings = [value for _, value in parse_part_name(name)]
             if all(strings[spec.names.index(k)] == v for k, v in wanted.items()):
-                rows.append(internal_row(self._jvm, spec, strings, time_zone))
+                rows.append(internal_row(self._jvm, spec, strings, time_zone,
+                                         default_name_in_strings=True))
         return self._jvm.array(self._jvm.cls("org.apache.spark.sql.catalyst.InternalRow"), rows)
 
     def _unsupported(self, what: str) -> Any:
