@@ -126,24 +126,6 @@ def _same_table_in_both_catalogs(spark: Any, db: str, columns: str, rows: str) -
         spark.sql(f"INSERT INTO {table} VALUES {rows}")
 
 
-def test_show_partitions_matches_the_builtin_catalog_for_every_column_type(
-        spark: Any, db: str) -> None:
-    """NULL is ``__HIVE_DEFAULT_PARTITION__`` for STRING, INT and DATE columns, and the string
-    'null' stays ``null``: two partitions that a V2 catalog would both print as ``s=null``."""
-    _same_table_in_both_catalogs(
-        spark, db, "s STRING, i INT, d DATE",
-        "(1, NULL, NULL, NULL), (2, '', 7, DATE'2024-01-02'), (3, 'null', NULL, NULL), "
-        "(4, 'a/b', 8, NULL)")
-    ours = _shown(spark, f"SHOW PARTITIONS hms.{db}.ours")
-    assert ours == _shown(spark, f"SHOW PARTITIONS spark_catalog.{db}.theirs")
-    assert ours == [
-        "s=__HIVE_DEFAULT_PARTITION__/i=7/d=2024-01-02",
-        "s=__HIVE_DEFAULT_PARTITION__/i=__HIVE_DEFAULT_PARTITION__/d=__HIVE_DEFAULT_PARTITION__",
-        "s=a%2Fb/i=8/d=__HIVE_DEFAULT_PARTITION__",
-        "s=null/i=__HIVE_DEFAULT_PARTITION__/d=__HIVE_DEFAULT_PARTITION__",
-    ]
-
-
 @pytest.mark.parametrize("statement", [
     "SHOW PARTITIONS {table} PARTITION (s=NULL)",
     "EXECUTE IMMEDIATE 'SHOW PARTITIONS {table}'",
