@@ -7,7 +7,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from hmscatalog.cli import repair
+from hmscatalog.cli import recover, repair
 from hmscatalog.errors import HmsCatalogError
 from hmscatalog.metastore import server
 
@@ -81,6 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.set_defaults(func=_demo)
 
     repair.add_parser(commands)
+    recover.add_parser(commands)
     return parser
 
 

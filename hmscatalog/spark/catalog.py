@@ -19,6 +19,7 @@ from hmscatalog.spark.jvm import CATALOG_PKG, JavaProxy, Jvm, quoted
 from hmscatalog.spark.scan import CatalogContext
 from hmscatalog.spark.table import HmsTable
 from hmscatalog.spark.table_definition import TableDefinitions
+from hmscatalog.write import recovery
 
 
 class HmsCatalog(JavaProxy):
@@ -174,9 +175,12 @@ class HmsCatalog(JavaProxy):
                                   "UNSUPPORTED_FEATURE.TIME_TRAVEL",
                                   relationId=quoted(self._name, database, name))
         try:
-            return HmsTable(self._context, self.client.get_table(database, name))
+            table = self.client.get_table(database, name)
         except (NoSuchTable, NoSuchNamespace):
             self._jvm.analysis_error("NoSuchTableException", ident)
+        if recovery.needs_recovery(table):
+            recovery.recover(self.client, table)  # writes whose process died
+        return HmsTable(self._context, table)
 
     def tableExists(self, ident: Any) -> bool:
         database, name = self._names(ident)

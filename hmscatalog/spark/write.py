@@ -182,6 +182,7 @@ class HmsBatchWrite(JavaProxy):
         stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%d%H%M%S")
         self._write_id = f"{stamp}-{uuid.uuid4().hex[:12]}"
         self._commit = TableCommit(context.metastore, table, self._write_id)
+        self._commit.begin()
         self._job, self._committer, self._factory = self._setup(info)
 
     def _conf_value(self, key: str) -> str | None:
@@ -251,6 +252,8 @@ class HmsBatchWrite(JavaProxy):
                 lambda written: check_partition_counts(written, per_task, limits))
         except DynamicPartitionError as exc:
             self._jvm.throw(self._jvm.cls("java.lang.IllegalArgumentException")(str(exc)))
+        except WriteFailed:
+            raise
         except (HmsCatalogError, OSError) as exc:
             raise WriteFailed(f"hms could not commit the write into "
                               f"{self._table.qualified_name}; the table is unchanged: {exc}") \

@@ -1,18 +1,23 @@
 """Committing a write: staged files into partition directories, partitions into the metastore.
 
 Tasks write into a hidden staging directory under the table location
-(``<table>/.hms-staging-<write id>/<k=v>/...``). The commit then, for each partition written:
+(``<table>/.hms-staging-<write id>/<k=v>/...``). Before they start, the write's durable record
+(:mod:`hmscatalog.write.journal`) is saved in the ``writing`` state. The commit then
 
-1. moves the files a replaced partition held into a hidden trash directory (overwrite only);
-2. moves the staged files into the partition's directory, named
-   ``part-<write id>-<task>-<n><suffix>`` so that no write replaces another's file;
-3. registers new partitions in the metastore in batches and updates existing ones, with basic
-   statistics (numFiles, totalSize, numRows for Parquet).
+1. finishes or undoes every write into the table whose process died (:mod:`.recovery`);
+2. plans every step and saves the plan (state ``committing``): the files each replaced partition
+   holds go to a hidden trash directory (overwrite only), then the staged files go into the
+   partition directories, named ``part-<write id>-<task>-<n><suffix>`` so that no write
+   replaces another's file;
+3. makes the moves, then saves the record as ``committed``: the write is now final;
+4. registers new partitions in the metastore in batches and updates existing ones, with basic
+   statistics (numFiles, totalSize, numRows for Parquet);
+5. deletes the trash and staging directories, then the record.
 
-Every move is journaled. If any step fails (storage, metastore, a limit), the moves are undone in
-reverse order, partitions this commit registered are dropped again, statistics it changed are
-restored, and staging and trash are removed: the table's files and metastore state are as before
-the write. Only then is the error raised. After a successful commit the trash is deleted.
+A raised error before step 3 ends, or in step 4, undoes everything (the record is saved as
+``aborting`` first, naming the partitions registered so far) and the table's files and metastore
+state are as before the write. A killed process leaves its record: the next write, a read, or
+``hmscatalog recover`` finishes the write when every move was made and undoes it otherwise.
 
 Partitions a commit creates become visible to readers only when the metastore registers them;
 files appended to a partition that already exists are visible once moved, one rename each.
@@ -21,51 +26,30 @@ files appended to a partition that already exists are visible once moved, one re
 from __future__ import annotations
 
 import logging
-import os
 import re
-import shutil
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from hmscatalog.errors import HmsCatalogError, NoSuchPartition
+from hmscatalog.errors import HmsCatalogError, WriteFailed
 from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.locations import local_path, missing_directories
-from hmscatalog.metastore.model import Partition, StorageFormat, Table
-from hmscatalog.partitions.codec import make_part_name, parse_part_name
-from hmscatalog.write.parquet import parquet_row_count
+from hmscatalog.metastore.model import Partition, Table
+from hmscatalog.partitions.codec import make_part_name
+from hmscatalog.write import faults, recovery, steps
+from hmscatalog.write.journal import CommitRecord, Heartbeat, Journal, Owner
+from hmscatalog.write.lock import LOCK_TIMEOUT_S, CommitLockTimeout, TableLock
 
 log = logging.getLogger(__name__)
 
 STAGING_PREFIX = ".hms-staging-"
 TRASH_PREFIX = ".hms-trash-"
-REGISTER_BATCH = 500
 
 # Spark names a task's files part-<task:05d>-<job id>[_<bucket:05d>][.c<n>]<suffix>.
 _SPARK_FILE = re.compile(r"part-(\d+)-[0-9a-f-]+?(_\d{5})?(?:\.c(\d+))?(\..*|)")
 
 Mode = Literal["append", "overwrite"]
-
-
-@dataclass
-class _Journal:
-    """What a commit has changed so far, to undo it."""
-
-    moves: list[tuple[Path, Path]] = field(default_factory=list)  # (from, to), in order
-    created_dirs: list[Path] = field(default_factory=list)
-    registered: list[str] = field(default_factory=list)  # names of partitions added
-    altered: list[Partition] = field(default_factory=list)  # existing partitions, as they were
-    table_parameters: dict[str, str] | None = None  # an unpartitioned table's, as they were
-
-    def move(self, source: Path, target: Path) -> None:
-        os.rename(source, target)
-        self.moves.append((source, target))
-
-    def make_dirs(self, directory: Path) -> None:
-        for path in missing_directories(directory):
-            path.mkdir()
-            self.created_dirs.append(path)
 
 
 @dataclass(frozen=True)
@@ -77,16 +61,12 @@ class CommitResult:
     files: int
 
 
-def _writable(location: str) -> Path:
+def writable(location: str | None) -> Path:
     """The local directory of a location hms writes to."""
-    path = local_path(location)
+    path = local_path((location or "").rstrip("/"))
     if path is None:
         raise HmsCatalogError(f"hms writes only to local file: locations, not {location!r}")
     return path
-
-
-def staging_dir(table: Table, write_id: str) -> Path:
-    return _writable((table.location or "").rstrip("/")) / f"{STAGING_PREFIX}{write_id}"
 
 
 def _target_name(write_id: str, name: str, counter: Iterator[int]) -> str:
@@ -100,23 +80,15 @@ def _target_name(write_id: str, name: str, counter: Iterator[int]) -> str:
     return f"part-{write_id}-{int(task):05d}-{int(number or 0)}{mark}{suffix}"
 
 
-def _data_files(directory: Path) -> list[Path]:
-    """Visible files of a directory (Hive and Spark skip names starting with ``_`` or ``.``)."""
-    if not directory.is_dir():
-        return []
-    return sorted(p for p in directory.iterdir()
-                  if p.is_file() and not p.name.startswith(("_", ".")))
-
-
 def staged_partitions(staging: Path, depth: int) -> dict[str, list[Path]]:
     """Partition name (``k=v/...``, as written by Spark) → its staged data files."""
     found: dict[str, list[Path]] = {}
     if depth == 0:
-        files = _data_files(staging)
+        files = steps.data_files(staging)
         return {"": files} if files else {}
     for directory in sorted(staging.glob("/".join(["*"] * depth))):
         if directory.is_dir() and not directory.name.startswith(("_", ".")):
-            files = _data_files(directory)
+            files = steps.data_files(directory)
             if files:
                 found[directory.relative_to(staging).as_posix()] = files
     return found
@@ -128,10 +100,24 @@ class TableCommit:
     def __init__(self, client: MetastoreClient, table: Table, write_id: str) -> None:
         self._client = client
         self._table = table
-        self._write_id = write_id
-        self._root = _writable((table.location or "").rstrip("/"))
-        self.staging = staging_dir(table, write_id)
-        self._trash = self._root / f"{TRASH_PREFIX}{write_id}"
+        self._root = writable(table.location)
+        self.staging = self._root / f"{STAGING_PREFIX}{write_id}"
+        self._journal = Journal(self._root)
+        self._record = CommitRecord(
+            write_id=write_id, table=table.qualified_name, mode="append",
+            owner=Owner.this_process(), staging=str(self.staging),
+            trash=str(self._root / f"{TRASH_PREFIX}{write_id}"))
+        self._heartbeat: Heartbeat | None = None
+        self.lock_timeout_s = LOCK_TIMEOUT_S
+
+    def begin(self) -> None:
+        """Save the write's record before any task writes into the staging directory."""
+        if self._heartbeat is not None:
+            return
+        recovery.ACTIVE.add(self._record.write_id)
+        self._journal.save(self._record)
+        self._heartbeat = Heartbeat(self._journal.path(self._record.write_id))
+        faults.reached("begin")
 
     def commit(self, mode: Mode, static: Mapping[str, str] | None = None,
                check: Callable[[int], None] | None = None) -> CommitResult:
@@ -145,35 +131,77 @@ class TableCommit:
             check: called with the number of partitions written before anything moves; what
                 it raises aborts the commit (the staged files are removed).
         """
-        table = self._table
-        names = table.partition_spec.names
+        self.begin()
+        try:
+            with TableLock(self._root, self._table.qualified_name, self._record.write_id,
+                           self.lock_timeout_s):
+                faults.reached("locked")
+                recovery.recover(self._client, self._table, locked=True)
+                return self._commit(mode, static, check)
+        except CommitLockTimeout:
+            self._finish()
+            raise
+        finally:
+            self._end()
+
+    def abort(self) -> None:
+        """Remove the staged output of a write that will not be committed."""
+        try:
+            self._finish()
+        finally:
+            self._end()
+
+    def _end(self) -> None:
+        if self._heartbeat is not None:
+            self._heartbeat.stop()
+            self._heartbeat = None
+        recovery.ACTIVE.discard(self._record.write_id)
+
+    # -- the steps --------------------------------------------------------------------------
+
+    def _commit(self, mode: Mode, static: Mapping[str, str] | None,
+                check: Callable[[int], None] | None) -> CommitResult:
+        names = self._table.partition_spec.names
         staged = staged_partitions(self.staging, len(names))
         if mode == "overwrite" and not names:
             staged.setdefault("", [])  # an unpartitioned table is replaced, even by no rows
         elif mode == "overwrite" and static is not None and set(static) == set(names):
             staged.setdefault(make_part_name(names, [static[n] for n in names]), [])
-        journal = _Journal()
+        record = self._record
+        registered: list[str] = []
         try:
             if check is not None:
                 check(len(staged))
-            result = self._apply(mode, staged, journal)
-        except BaseException:
-            self._undo(journal)
-            raise
-        finally:
-            shutil.rmtree(self.staging, ignore_errors=True)
-        shutil.rmtree(self._trash, ignore_errors=True)
-        return result
+            existing = self._plan(mode, staged)
+            self._journal.save(record)
+            faults.reached("commit-record")
+            steps.move_files(record)
+            record.state = "committed"
+            faults.reached("committed")
+            self._journal.save(record)
+            steps.publish(self._client, self._table, record, registered,
+                          existing=list(existing.values()))
+        except BaseException as exc:
+            if record.state == "writing" or self._undo(registered):
+                self._finish()
+                raise
+            raise WriteFailed(
+                f"the write into {self._table.qualified_name} failed ({exc}) and could not be "
+                f"undone completely; its record {self._journal.path(record.write_id)} is kept, "
+                "and the next write or read of the table, or hmscatalog recover, undoes the "
+                "rest") from exc
+        self._finish()
+        return CommitResult(list(record.new), list(record.updated),
+                            sum(len(f) for f in staged.values()))
 
-    def abort(self) -> None:
-        """Remove the staged output of a write that will not be committed."""
-        shutil.rmtree(self.staging, ignore_errors=True)
+    def _finish(self) -> None:
+        steps.remove_leftovers(self._record)
+        self._journal.remove(self._record.write_id)
 
-    # -- the steps --------------------------------------------------------------------------
-
-    def _apply(self, mode: Mode, staged: dict[str, list[Path]],
-               journal: _Journal) -> CommitResult:
-        table = self._table
+    def _plan(self, mode: Mode, staged: dict[str, list[Path]]) -> dict[str, Partition]:
+        """Fill the record with every step of the commit; returns the existing partitions that
+        receive files, by name."""
+        table, record = self._table, self._record
         names = table.partition_spec.names
         existing: dict[str, Partition] = {}
         if names and staged:
@@ -181,123 +209,45 @@ class TableCommit:
                     table.database, table.name, list(staged)):
                 existing[make_part_name(names, list(found.values))] = found
         counter = iter(range(1_000_000))
-        targets: dict[str, Path] = {}
+        trash = Path(record.trash)
+        created: list[Path] = []
+
+        def create(directory: Path) -> None:
+            created.extend(d for d in missing_directories(directory) if d not in created)
+
         for name, files in staged.items():
             part = existing.get(name)
-            target = (_writable((part.location or "").rstrip("/")) if part is not None
+            target = (writable(part.location) if part is not None
                       else self._root / name if name else self._root)
-            targets[name] = target
-            if mode == "overwrite":
-                self._move_away(name, target, journal)
-            journal.make_dirs(target)
-            for source in files:
-                journal.move(source, target / _target_name(self._write_id, source.name, counter))
-        new = [name for name in staged if names and name not in existing]
-        self._register(new, targets, journal)
-        updated = [name for name in staged if name in existing]
-        self._update_statistics([existing[name] for name in updated], targets, journal)
+            record.targets[name] = str(target)
+            old = steps.data_files(target) if mode == "overwrite" else []
+            if old:
+                create(trash / (name or "_table"))
+                record.moves += [(str(p), str(trash / (name or "_table") / p.name)) for p in old]
+            create(target)
+            record.moves += [(str(p), str(target / _target_name(record.write_id, p.name, counter)))
+                             for p in files]
+        record.created_dirs = [str(d) for d in created]
+        record.new = [name for name in staged if names and name not in existing]
+        record.updated = {name: dict(part.parameters) for name, part in existing.items()}
         if not names:
-            self._update_table_statistics(targets.get("", self._root), journal)
-        return CommitResult(new, updated, sum(len(f) for f in staged.values()))
+            record.table_parameters = dict(self._client.get_table(
+                table.database, table.name).parameters)
+        record.mode = mode
+        record.state = "committing"
+        return existing
 
-    def _move_away(self, name: str, target: Path, journal: _Journal) -> None:
-        old = _data_files(target)
-        if not old:
-            return
-        trash = self._trash / (name or "_table")
-        journal.make_dirs(trash)
-        for path in old:
-            journal.move(path, trash / path.name)
-
-    def _register(self, new: Sequence[str], targets: Mapping[str, Path],
-                  journal: _Journal) -> None:
-        table = self._table
-        spec = table.partition_spec
-        batch: list[Partition] = []
-        for name in new:
-            strings = [value for _, value in parse_part_name(name)]
-            part = self._client.new_partition(table, spec.from_strings(strings),
-                                              location=f"file:{targets[name]}")
-            batch.append(replace(part, parameters={**part.parameters,
-                                                   **_statistics(table, targets[name])}))
-            if len(batch) == REGISTER_BATCH:
-                self._add(batch, journal)
-                batch = []
-        if batch:
-            self._add(batch, journal)
-
-    def _add(self, batch: list[Partition], journal: _Journal) -> None:
-        """Register a batch. Partitions another writer added meanwhile are left to it (our
-        files are already in their directories). A call that fails may still have been applied
-        by the server: its whole batch is then journaled for removal."""
-        names = self._table.partition_spec.names
-        try:
-            added = self._client.add_partitions_if_absent(self._table, batch)
-        except BaseException:
-            journal.registered.extend(make_part_name(names, list(p.values)) for p in batch)
-            raise
-        journal.registered.extend(make_part_name(names, list(p.values)) for p in added)
-
-    def _update_statistics(self, parts: Sequence[Partition], targets: Mapping[str, Path],
-                           journal: _Journal) -> None:
-        if not parts:
-            return
-        names = self._table.partition_spec.names
-        changed = []
-        for part in parts:
-            target = targets[make_part_name(names, list(part.values))]
-            changed.append(replace(part, parameters={**part.parameters,
-                                                     **_statistics(self._table, target)}))
-        journal.altered.extend(parts)  # before the call: a failed call may have been applied
-        self._client.alter_partitions(self._table.database, self._table.name, changed)
-
-    def _update_table_statistics(self, directory: Path, journal: _Journal) -> None:
-        table = self._table
-        journal.table_parameters = dict(self._client.get_table(table.database,
-                                                               table.name).parameters)
-        self._client.alter_table_parameters(table.database, table.name,
-                                            _statistics(table, directory))
-
-    def _undo(self, journal: _Journal) -> None:
-        """Put everything back as it was; keep going past individual failures."""
-        table = self._table
-        if journal.registered:
+    def _undo(self, registered: list[str]) -> bool:
+        """Put everything back as it was after a raised error; whether that worked. Once the
+        metastore may have changed, the record is saved as ``aborting`` first, so that a crash
+        while undoing is undone by recovery."""
+        record = self._record
+        if record.state == "committed":
+            record.state = "aborting"
+            record.registered = registered
             try:
-                self._client.drop_partitions(table.database, table.name, journal.registered,
-                                             delete_data=False, if_exists=True)
-            except (HmsCatalogError, NoSuchPartition) as exc:
-                log.error("could not drop partitions of %s while undoing a write: %s",
-                          table.qualified_name, exc)
-        for source, target in reversed(journal.moves):
-            try:
-                os.rename(target, source)
-            except OSError as exc:
-                log.error("could not move %s back to %s: %s", target, source, exc)
-        for directory in reversed(journal.created_dirs):
-            try:
-                directory.rmdir()
-            except OSError as exc:
-                log.error("could not remove %s: %s", directory, exc)
-        # After the files are back: the metastore may recount them when statistics change.
-        try:
-            if journal.altered:
-                self._client.alter_partitions(table.database, table.name, journal.altered)
-            if journal.table_parameters is not None:
-                current = self._client.get_table(table.database, table.name)
-                self._client.alter_table(current.with_parameters(journal.table_parameters))
-        except HmsCatalogError as exc:
-            log.error("could not restore the statistics of %s while undoing a write: %s",
-                      table.qualified_name, exc)
-        shutil.rmtree(self._trash, ignore_errors=True)
-
-
-def _statistics(table: Table, directory: Path) -> dict[str, str]:
-    """Hive's basic statistics of a partition (or unpartitioned table) directory."""
-    files = _data_files(directory)
-    stats = {"numFiles": str(len(files)),
-             "totalSize": str(sum(f.stat().st_size for f in files))}
-    if table.format is StorageFormat.PARQUET:
-        rows = [parquet_row_count(f) for f in files]
-        if all(r is not None for r in rows):
-            stats["numRows"] = str(sum(r for r in rows if r is not None))
-    return stats
+                faults.reached("abort-record")
+                self._journal.save(record)
+            except (OSError, HmsCatalogError) as exc:
+                log.error("could not save the record of write %s: %s", record.write_id, exc)
+        return not steps.roll_back(self._client, self._table, record)

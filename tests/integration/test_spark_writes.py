@@ -73,7 +73,9 @@ def test_inserts_and_overwrites_match_the_builtin_catalog(spark: Any, db: str,
     assert directories == _data_directories(theirs)
     assert "dt=2024-01-09/hr=7" in directories
     assert "dt=__HIVE_DEFAULT_PARTITION__/hr=__HIVE_DEFAULT_PARTITION__" in directories
-    assert not [f for f in _files(ours) if "/." in f"/{f}" and not f.endswith(".crc")]
+    # No hidden file is left but the table's commit lock.
+    assert [f for f in _files(ours) if "/." in f"/{f}" and not f.endswith(".crc")] == [
+        ".hms-commits/lock"]
 
 
 def test_files_are_named_per_write_and_statistics_recorded(spark: Any, db: str,
@@ -285,9 +287,9 @@ def test_a_failing_task_or_storage_leaves_the_table_unchanged(
                   "'d', CAST(id % 3 AS INT) FROM range(100)")
     assert _files(root) == before
     # Storage fails while the commit moves files (the third move).
-    from hmscatalog.write import commit
+    from hmscatalog.write import steps
 
-    real_rename = commit.os.rename
+    real_rename = steps.os.rename
     moves = []
 
     def rename(source: Any, target: Any) -> None:
@@ -296,7 +298,7 @@ def test_a_failing_task_or_storage_leaves_the_table_unchanged(
             raise OSError(28, "No space left on device")
         real_rename(source, target)
 
-    monkeypatch.setattr(commit.os, "rename", rename)
+    monkeypatch.setattr(steps.os, "rename", rename)
     with pytest.raises(Exception, match="No space left on device"):
         spark.sql(f"INSERT OVERWRITE TABLE hms.{db}.t "
                   "SELECT id, 'new', 'd', CAST(id % 3 AS INT) FROM range(100)")

@@ -1,0 +1,54 @@
+"""Named points in the commit where tests stop the process, to prove what a crash leaves.
+
+Set ``HMSCATALOG_FAULTS`` to a comma-separated list of ``<action>@<point>[:<n>]``: the
+``n``-th time (the first by default) the process reaches the point, it sends itself SIGKILL
+(``kill``) or SIGSTOP (``stop``, to hold a write while a test looks), or raises an error
+(``fail``, as a failing metastore or disk would). Without the variable every point costs one
+dictionary lookup. The points are ``begin``, ``locked``, ``commit-record``, ``move``,
+``committed``, ``register``, ``statistics``, ``cleanup``, ``abort-record`` and ``undo-move``.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections import Counter
+
+from hmscatalog.errors import HmsCatalogError
+
+ENVIRONMENT = "HMSCATALOG_FAULTS"
+_reached: Counter[str] = Counter()
+
+
+class InjectedFault(HmsCatalogError):
+    """The error a ``fail@`` fault raises."""
+
+
+def _faults() -> dict[str, tuple[str, int]]:
+    spec = os.environ.get(ENVIRONMENT, "")
+    faults = {}
+    for item in filter(None, (part.strip() for part in spec.split(","))):
+        action, _, where = item.partition("@")
+        point, _, count = where.partition(":")
+        if action not in ("kill", "stop", "fail") or not point:
+            raise HmsCatalogError(f"{ENVIRONMENT}: {item!r} is not <action>@<point>[:<n>] with "
+                                  "action kill, stop or fail")
+        faults[point] = (action, int(count or 1))
+    return faults
+
+
+def reached(point: str) -> None:
+    """Called by the commit at each named point."""
+    if ENVIRONMENT not in os.environ:
+        return
+    fault = _faults().get(point)
+    if fault is None:
+        return
+    _reached[point] += 1
+    action, count = fault
+    if _reached[point] != count:
+        return
+    if action in ("kill", "stop"):
+        os.kill(os.getpid(), signal.SIGKILL if action == "kill" else signal.SIGSTOP)
+        return
+    raise InjectedFault(f"injected failure at {point} ({ENVIRONMENT})")

@@ -1,0 +1,190 @@
+"""The durable record of a write, kept next to the table it changes.
+
+Each write into a table keeps one JSON file, ``<table>/.hms-commits/<write id>.json``, from the
+moment it is set up until everything it did is final. The file is replaced atomically (written
+beside, flushed to disk, renamed over) whenever the write reaches a new state:
+
+``writing``
+    tasks are writing into the write's staging directory; nothing visible has changed.
+``committing``
+    the plan is fixed and about to be applied: every file move in order (old files of replaced
+    partitions into the trash, then staged files into partition directories), the directories
+    to create, the partitions to register and those that receive files, and the metastore
+    parameters that rolling back would restore.
+``committed``
+    every move is done; the metastore is being updated. A write whose process dies from here on
+    is finished by recovery, never undone.
+``aborting``
+    a raised error (the metastore failing, say) is being undone; the record names the
+    partitions this write registered.
+
+A record whose owner is gone (the process died, or on another host its heartbeat stopped) is
+finished or undone by :mod:`hmscatalog.write.recovery`. The record lives on storage rather than
+in the metastore so that it works on every metastore version, is written with the data it
+describes, and costs no metastore call; ``.hms-commits`` is hidden from Hive, Spark, Trino and
+Arrow as every name starting with a dot is.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from hmscatalog.errors import HmsCatalogError
+
+COMMITS_DIR = ".hms-commits"
+HEARTBEAT_S = 10.0
+# Owners on another host are taken for dead once their heartbeat is this old.
+STALE_AFTER_S = 120.0
+_FORMAT = 1
+
+State = Literal["writing", "committing", "committed", "aborting"]
+
+
+def _process_start(pid: int) -> str | None:
+    """The kernel's start time of process ``pid`` (tells a reused pid apart), if readable."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return stat.rsplit(")", 1)[1].split()[19]
+
+
+@dataclass(frozen=True)
+class Owner:
+    """The process a write belongs to."""
+
+    host: str
+    pid: int
+    started: str | None
+
+    @classmethod
+    def this_process(cls) -> Owner:
+        return cls(socket.gethostname(), os.getpid(), _process_start(os.getpid()))
+
+    def alive(self, heartbeat_age_s: float) -> bool:
+        if self.host != socket.gethostname():
+            return heartbeat_age_s < STALE_AFTER_S
+        started = _process_start(self.pid)
+        if started is not None or self.started is not None:
+            return started is not None and started == self.started
+        try:
+            os.kill(self.pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True
+
+
+@dataclass
+class CommitRecord:
+    """What one write does to one table; see the module's docstring for the states."""
+
+    write_id: str
+    table: str
+    mode: str
+    owner: Owner
+    staging: str
+    trash: str
+    state: State = "writing"
+    moves: list[tuple[str, str]] = field(default_factory=list)
+    created_dirs: list[str] = field(default_factory=list)
+    targets: dict[str, str] = field(default_factory=dict)  # partition name -> directory
+    new: list[str] = field(default_factory=list)  # partitions to register
+    updated: dict[str, dict[str, str]] = field(default_factory=dict)  # name -> old parameters
+    table_parameters: dict[str, str] | None = None  # an unpartitioned table's, as they were
+    registered: list[str] = field(default_factory=list)  # when aborting: what was added
+
+    def to_json(self) -> str:
+        return json.dumps({"format": _FORMAT, **asdict(self)}, separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, text: str, path: Path) -> CommitRecord:
+        try:
+            data = json.loads(text)
+            if data.pop("format") != _FORMAT:
+                raise ValueError("unknown format")
+            data["owner"] = Owner(**data["owner"])
+            data["moves"] = [tuple(m) for m in data["moves"]]
+            return cls(**data)
+        except (ValueError, KeyError, TypeError) as exc:
+            raise HmsCatalogError(f"commit record {path} cannot be read ({exc}); it was not "
+                                  "written by this version of hmscatalog") from exc
+
+
+def _fsync_dir(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+class Journal:
+    """The commit records of the table stored at ``root``."""
+
+    def __init__(self, root: Path) -> None:
+        self.directory = root / COMMITS_DIR
+
+    def path(self, write_id: str) -> Path:
+        return self.directory / f"{write_id}.json"
+
+    def save(self, record: CommitRecord) -> None:
+        """Replace the record on disk in one step; it is durable when this returns."""
+        created = not self.directory.is_dir()
+        self.directory.mkdir(exist_ok=True)
+        if created:
+            _fsync_dir(self.directory.parent)
+        final = self.path(record.write_id)
+        temporary = final.with_name(f".{final.name}.tmp")
+        with open(temporary, "w", encoding="utf-8") as out:
+            out.write(record.to_json())
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temporary, final)
+        _fsync_dir(self.directory)
+
+    def remove(self, write_id: str) -> None:
+        self.path(write_id).unlink(missing_ok=True)
+
+    def records(self) -> list[tuple[CommitRecord, float]]:
+        """Every record with the age of its heartbeat in seconds, oldest write first."""
+        if not self.directory.is_dir():
+            return []
+        found = []
+        for path in sorted(self.directory.glob("*.json")):
+            try:
+                text, modified = path.read_text(encoding="utf-8"), path.stat().st_mtime
+            except FileNotFoundError:
+                continue  # finished meanwhile
+            found.append((CommitRecord.from_json(text, path), time.time() - modified))
+        return found
+
+
+class Heartbeat:
+    """Touches a record every :data:`HEARTBEAT_S` seconds while its write runs, so that
+    processes on other hosts can tell the owner is alive."""
+
+    def __init__(self, path: Path) -> None:
+        self._path = path
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=f"hms-heartbeat-{path.stem}",
+                                        daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(HEARTBEAT_S):
+            try:
+                os.utime(self._path)
+            except FileNotFoundError:
+                return
+
+    def stop(self) -> None:
+        self._stop.set()

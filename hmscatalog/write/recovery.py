@@ -1,0 +1,119 @@
+"""Finishing or undoing the writes of processes that died.
+
+A write whose process is gone leaves its record in ``<table>/.hms-commits/``, and maybe a
+staging directory, a trash directory and partly moved files. :func:`recover` brings such a table
+to the state before the write or after it, never a mix:
+
+* ``writing``: nothing visible changed; the staging directory is deleted;
+* ``committing``: finished if every planned move was made (the table already shows all the new
+  files), undone otherwise: the moved files go back, old files come back from the trash;
+* ``committed``: finished: missing partitions are registered and statistics recorded;
+* ``aborting``: undone, as the dead process had begun to.
+
+Then staging and trash directories that no live write owns are deleted. Writes whose owner is
+alive are left alone. A retried write therefore never finds another write's files in directories
+it is about to register.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+from dataclasses import dataclass, field
+
+from hmscatalog.errors import HmsCatalogError
+from hmscatalog.metastore.client import MetastoreClient
+from hmscatalog.metastore.locations import local_path
+from hmscatalog.metastore.model import Table
+from hmscatalog.write import steps
+from hmscatalog.write.journal import COMMITS_DIR, CommitRecord, Journal, Owner
+from hmscatalog.write.lock import TableLock
+
+log = logging.getLogger(__name__)
+
+# Writes of this process that are under way (their owner is alive).
+ACTIVE: set[str] = set()
+_LEFTOVER_PREFIXES = (".hms-staging-", ".hms-trash-")
+
+
+@dataclass
+class Recovery:
+    """What :func:`recover` did to one table."""
+
+    table: str
+    finished: list[str] = field(default_factory=list)  # write ids
+    undone: list[str] = field(default_factory=list)
+    running: list[str] = field(default_factory=list)  # owners alive: left alone
+    removed: list[str] = field(default_factory=list)  # leftover directories deleted
+
+    def __str__(self) -> str:
+        parts = [f"{len(self.finished)} interrupted write(s) finished",
+                 f"{len(self.undone)} undone",
+                 f"{len(self.removed)} leftover director{'y' if len(self.removed) == 1 else 'ies'}"
+                 " removed"]
+        if self.running:
+            parts.append(f"{len(self.running)} running write(s) left alone")
+        return f"{self.table}: " + ", ".join(parts)
+
+
+def _dead(record: CommitRecord, heartbeat_age_s: float) -> bool:
+    if record.owner == Owner.this_process():
+        return record.write_id not in ACTIVE
+    return not record.owner.alive(heartbeat_age_s)
+
+
+def needs_recovery(table: Table) -> bool:
+    """Whether the table's location holds commit records (one ``stat``; false off local disk)."""
+    root = local_path((table.location or "").rstrip("/"))
+    return root is not None and (root / COMMITS_DIR).is_dir() and \
+        any((root / COMMITS_DIR).glob("*.json"))
+
+
+def recover(client: MetastoreClient, table: Table, locked: bool = False) -> Recovery:
+    """Finish or undo every write into ``table`` whose process died; delete leftovers.
+
+    Takes the table's commit lock when there is something to do, unless the caller holds it
+    (``locked``); running writes are never waited for otherwise.
+
+    Raises:
+        HmsCatalogError: naming the table and write when an interrupted write cannot be
+            finished or undone (its record is kept for the next attempt).
+    """
+    result = Recovery(table.qualified_name)
+    root = local_path((table.location or "").rstrip("/"))
+    if root is None or not root.is_dir():
+        return result
+    # Directories first, records second: a write saves its record before it makes its staging
+    # directory, so a directory without a record in the later listing belongs to no live write.
+    leftovers = [p for p in root.iterdir() if p.name.startswith(_LEFTOVER_PREFIXES)]
+    journal = Journal(root)
+    records = journal.records()
+    live = [r for r, age in records if not _dead(r, age)]
+    owned = {path for r in live for path in (r.staging, r.trash)}
+    result.running = [r.write_id for r in live]
+    if len(live) == len(records) and all(str(p) in owned for p in leftovers):
+        return result
+    if not locked:
+        with TableLock(root, table.qualified_name, "recovery"):
+            return recover(client, table, locked=True)
+    for record in (r for r, _ in records if r not in live):
+        forward = record.state == "committed" or (
+            record.state == "committing" and steps.moves_done(record))
+        if forward:
+            steps.publish(client, table, record, [])
+        elif record.state != "writing":
+            problems = steps.roll_back(client, table, record)
+            if problems:
+                raise HmsCatalogError(
+                    f"write {record.write_id} into {table.qualified_name} could not be undone "
+                    f"({problems[0]}); its record {journal.path(record.write_id)} is kept")
+        (result.finished if forward else result.undone).append(record.write_id)
+        steps.remove_leftovers(record)
+        journal.remove(record.write_id)
+        log.warning("%s write %s into %s, whose process died", "finished" if forward else
+                    "undid", record.write_id, table.qualified_name)
+    for path in leftovers:
+        if str(path) not in owned and path.exists():
+            shutil.rmtree(path, ignore_errors=True)
+            result.removed.append(path.name)
+    return result

@@ -1,0 +1,173 @@
+"""The steps of a commit, driven by its :class:`~hmscatalog.write.journal.CommitRecord`.
+
+The process that commits a write and the recovery of a write whose process died run the same
+functions on the same record: :func:`move_files` applies the planned moves, :func:`publish`
+makes the metastore match the moved files, :func:`roll_back` puts files and metastore back as
+they were. Each step can be run again after it was interrupted: a move already made, a
+partition already registered or dropped is skipped.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from hmscatalog.errors import HmsCatalogError, NoSuchPartition
+from hmscatalog.metastore.client import MetastoreClient
+from hmscatalog.metastore.model import Partition, StorageFormat, Table
+from hmscatalog.partitions.codec import make_part_name, parse_part_name
+from hmscatalog.write import faults
+from hmscatalog.write.journal import CommitRecord
+from hmscatalog.write.parquet import parquet_row_count
+
+log = logging.getLogger(__name__)
+
+REGISTER_BATCH = 500
+
+
+def data_files(directory: Path) -> list[Path]:
+    """Visible files of a directory (Hive and Spark skip names starting with ``_`` or ``.``)."""
+    if not directory.is_dir():
+        return []
+    return sorted(p for p in directory.iterdir()
+                  if p.is_file() and not p.name.startswith(("_", ".")))
+
+
+def statistics(table: Table, directory: Path) -> dict[str, str]:
+    """Hive's basic statistics of a partition (or unpartitioned table) directory."""
+    files = data_files(directory)
+    stats = {"numFiles": str(len(files)),
+             "totalSize": str(sum(f.stat().st_size for f in files))}
+    if table.format is StorageFormat.PARQUET:
+        rows = [parquet_row_count(f) for f in files]
+        if all(r is not None for r in rows):
+            stats["numRows"] = str(sum(r for r in rows if r is not None))
+    return stats
+
+
+def _done(source: str, target: str) -> bool:
+    return not os.path.lexists(source) and os.path.lexists(target)
+
+
+def moves_done(record: CommitRecord) -> bool:
+    """Whether every planned move has been made (the write is then finished, not undone)."""
+    return all(_done(source, target) for source, target in record.moves)
+
+
+def move_files(record: CommitRecord) -> None:
+    """Create the planned directories and make every move not made yet, in order."""
+    for directory in record.created_dirs:
+        os.makedirs(directory, exist_ok=True)
+    for source, target in record.moves:
+        if _done(source, target):
+            continue
+        faults.reached("move")
+        os.rename(source, target)
+
+
+def publish(client: MetastoreClient, table: Table, record: CommitRecord,
+            registered: list[str], existing: Sequence[Partition] | None = None) -> None:
+    """Register the write's new partitions (those another writer added meanwhile are left to
+    it), and record the statistics of every partition or unpartitioned table that changed.
+
+    ``registered`` receives the names of partitions this call added; a registration call that
+    fails may still have been applied, so all of its batch is counted."""
+    spec = table.partition_spec
+    batch: list[Partition] = []
+
+    def flush() -> None:
+        faults.reached("register")
+        names = [make_part_name(spec.names, list(p.values)) for p in batch]
+        try:
+            added = client.add_partitions_if_absent(table, batch)
+        except BaseException:
+            registered.extend(names)
+            raise
+        registered.extend(make_part_name(spec.names, list(p.values)) for p in added)
+        batch.clear()
+
+    for name in record.new:
+        strings = [value for _, value in parse_part_name(name)]
+        target = record.targets[name]
+        part = client.new_partition(table, spec.from_strings(strings), location=f"file:{target}")
+        batch.append(replace(part, parameters={**part.parameters,
+                                               **statistics(table, Path(target))}))
+        if len(batch) == REGISTER_BATCH:
+            flush()
+    if batch:
+        flush()
+    faults.reached("statistics")
+    if record.updated:
+        parts = existing if existing is not None else client.get_partitions_by_names(
+            table.database, table.name, list(record.updated))
+        _alter(client, table, parts, lambda name, part: {
+            **part.parameters, **statistics(table, Path(record.targets[name]))})
+    if record.table_parameters is not None:
+        client.alter_table_parameters(table.database, table.name,
+                                      statistics(table, Path(record.targets[""])))
+
+
+def _alter(client: MetastoreClient, table: Table, parts: Sequence[Partition],
+           parameters: Callable[[str, Partition], dict[str, str]]) -> None:
+    names = table.partition_spec.names
+    changed = []
+    for part in parts:
+        name = make_part_name(names, list(part.values))
+        changed.append(replace(part, parameters=parameters(name, part)))
+    client.alter_partitions(table.database, table.name, changed)
+
+
+def roll_back(client: MetastoreClient, table: Table, record: CommitRecord) -> list[str]:
+    """Undo the write: drop the partitions it registered, move every file back, remove the
+    directories it created, restore the statistics it changed. Keeps going past individual
+    failures; returns what could not be undone (empty when the table is as before)."""
+    problems: list[str] = []
+    if record.registered:
+        try:
+            client.drop_partitions(table.database, table.name, record.registered,
+                                   delete_data=False, if_exists=True)
+        except (HmsCatalogError, NoSuchPartition) as exc:
+            problems.append(f"could not drop partitions {record.registered}: {exc}")
+    for source, target in reversed(record.moves):
+        if not _done(source, target):
+            continue
+        faults.reached("undo-move")
+        try:
+            os.makedirs(os.path.dirname(source), exist_ok=True)
+            os.rename(target, source)
+        except OSError as exc:
+            problems.append(f"could not move {target} back to {source}: {exc}")
+    for directory in reversed(record.created_dirs):
+        try:
+            os.rmdir(directory)
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            if os.path.isdir(directory) and not os.listdir(directory):
+                problems.append(f"could not remove {directory}: {exc}")
+    # After the files are back: the metastore may recount them when statistics change. A
+    # write still in the "committing" state has not reached the metastore.
+    try:
+        if record.state == "aborting" and record.updated:
+            parts = client.get_partitions_by_names(table.database, table.name,
+                                                   list(record.updated))
+            _alter(client, table, parts, lambda name, part: record.updated[name])
+        if record.state == "aborting" and record.table_parameters is not None:
+            current = client.get_table(table.database, table.name)
+            client.alter_table(current.with_parameters(record.table_parameters))
+    except HmsCatalogError as exc:
+        problems.append(f"could not restore the statistics of {table.qualified_name}: {exc}")
+    for problem in problems:
+        log.error("undoing write %s into %s: %s", record.write_id, table.qualified_name, problem)
+    return problems
+
+
+def remove_leftovers(record: CommitRecord) -> None:
+    """Delete the write's staging and trash directories."""
+    faults.reached("cleanup")
+    shutil.rmtree(record.trash, ignore_errors=True)
+    shutil.rmtree(record.staging, ignore_errors=True)

@@ -1,0 +1,302 @@
+"""A write killed (SIGKILL) at every step of its commit: after recovery the table is exactly as
+before the write or exactly as after it, nothing is left behind, and a retry adds exactly its own
+rows. Each write runs in a real child process against the session's real metastore."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+import pytest
+from commit_child import write
+
+from hmscatalog.metastore.client import MetastoreClient
+from hmscatalog.metastore.locations import local_path
+from hmscatalog.metastore.model import Table
+from hmscatalog.write.lock import CommitLockTimeout
+from hmscatalog.write.recovery import recover
+
+pytestmark = pytest.mark.integration
+
+CHILD = Path(__file__).with_name("commit_child.py")
+State = dict[str, list[int]]  # partition name ("" unpartitioned) -> sorted values
+
+BEFORE: State = {"k=3": [1, 2, 3, 4, 5], "k=4": [6, 7, 8, 9, 10, 11]}
+WRITES: dict[str, tuple[bool, str, dict[str, str] | None, State]] = {
+    # name: partitioned, mode, static values, rows written
+    "into-dynamic": (True, "append", None,
+                     {"k=4": [100, 101, 102], "k=5": [103, 104, 105], "k=6": [106, 107, 108]}),
+    "overwrite-dynamic": (True, "overwrite", None,
+                          {"k=4": [100, 101, 102], "k=5": [103, 104, 105, 106]}),
+    "into-static": (True, "append", {"k": "4"}, {"k=4": [100, 101, 102, 103]}),
+    "overwrite-static": (True, "overwrite", {"k": "4"}, {"k=4": [100, 101, 102]}),
+    "into-unpartitioned": (False, "append", None, {"": [100, 101, 102]}),
+    "overwrite-unpartitioned": (False, "overwrite", None, {"": [100, 101, 102, 103]}),
+}
+# Where the child is killed, and whether recovery must then finish the write (else undo it).
+POINTS = {
+    "kill@begin": False,
+    "kill@commit-record": False,
+    "kill@move:1": False,
+    "kill@move:3": False,
+    "kill@committed": True,  # every file moved, the record not yet saved as committed
+    "kill@register": True,
+    "kill@statistics": True,
+    "kill@cleanup": True,
+    # The metastore fails while the write registers its statistics and the process dies
+    # while undoing: recovery finishes undoing.
+    "fail@statistics,kill@undo-move:2": False,
+    # ... or dies before it saved that it was undoing: the write was final, so it is finished.
+    "fail@statistics,kill@abort-record": True,
+}
+
+
+def _after(before: State, mode: str, rows: State) -> State:
+    after = {name: list(values) for name, values in before.items()}
+    for name, values in rows.items():
+        kept = after.get(name, []) if mode == "append" else []
+        after[name] = sorted(kept + values)
+    return after
+
+
+def _table(client: MetastoreClient, uri: str, db: str, tmp_path: Path, partitioned: bool) -> Table:
+    table = client.new_table(db, "t", columns=[("v", "bigint")],
+                             partition_keys=[("k", "int")] if partitioned else [],
+                             location=f"file:{tmp_path / 't'}")
+    every = sorted(v for values in BEFORE.values() for v in values)
+    initial = BEFORE if partitioned else {"": every}
+    write(uri, db, "t", "append", None, initial)
+    return table
+
+
+def _state(client: MetastoreClient, table: Table) -> State:
+    """Every registered partition's rows, read from its files; checks each one's statistics."""
+    if not table.partition_keys:
+        current = client.get_table(table.database, table.name)
+        places = {"": (current.location, current.parameters)}
+    else:
+        places = {"/".join(f"{k}={v}" for k, v in zip(["k"], p.values, strict=True)):
+                  (p.location, p.parameters)
+                  for p in client.list_partitions(table.database, table.name)}
+    state = {}
+    for name, (location, parameters) in places.items():
+        directory = local_path(location)
+        assert directory is not None
+        files = [f for f in sorted(directory.iterdir())
+                 if f.is_file() and not f.name.startswith((".", "_"))]
+        values = sorted(v for f in files for v in pq.read_table(f).column("v").to_pylist())
+        assert parameters["numFiles"] == str(len(files)), (name, parameters)
+        assert parameters["numRows"] == str(len(values)), (name, parameters)
+        state[name] = values
+    return state
+
+
+def _leftovers(root: Path, state: State) -> list[str]:
+    """What lies under the table root besides registered partitions' files (and, for an
+    unpartitioned table, the root's own) and the empty record directory."""
+    places = {root / name for name in state}
+    found = []
+    for path in root.rglob("*"):
+        if path.is_dir():
+            kept = path in places or path == root / ".hms-commits"
+        else:
+            kept = path.parent in places or path == root / ".hms-commits" / "lock"
+        if not kept:
+            found.append(str(path.relative_to(root)))
+    return sorted(found)
+
+
+def _run_child(uri: str, db: str, mode: str, static: Mapping[str, str] | None,
+               rows: State, faults: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "HMSCATALOG_FAULTS": faults}
+    return subprocess.run(
+        [sys.executable, str(CHILD), uri, db, "t", mode, json.dumps(static),
+         json.dumps(rows)], env=env, capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize(("case", "faults"), [
+    (case, faults) for case in WRITES for faults in POINTS
+    # Only dynamic writes register partitions: the others never reach "register".
+    if faults != "kill@register" or case.endswith("-dynamic")])
+def test_a_write_killed_at_any_step_leaves_the_table_before_or_after(
+        client: MetastoreClient, metastore_uri: str, unique_db: str, tmp_path: Path, case: str,
+        faults: str) -> None:
+    partitioned, mode, static, rows = WRITES[case]
+    table = _table(client, metastore_uri, unique_db, tmp_path, partitioned)
+    root = tmp_path / "t"
+    before = _state(client, table)
+    after = _after(before, mode, rows)
+
+    child = _run_child(metastore_uri, unique_db, mode, static, rows, faults)
+    assert child.returncode == -signal.SIGKILL, (child.returncode, child.stderr[-2000:])
+    assert any((root / ".hms-commits").glob("*.json"))
+
+    result = recover(client, table)
+    assert len(result.finished + result.undone) == 1, result
+    assert bool(result.finished) == POINTS[faults], result
+    state = _state(client, table)
+    assert state == (after if POINTS[faults] else before)
+    assert _leftovers(root, state) == []
+    assert list((root / ".hms-commits").glob("*.json")) == []
+
+    # The same write again, to completion: exactly its own rows are added or replaced.
+    write(metastore_uri, unique_db, "t", mode, static, rows)
+    assert _state(client, table) == _after(state, mode, rows)
+    assert _leftovers(root, _state(client, table)) == []
+
+
+def test_recovery_from_the_command_line_and_leftovers_without_a_record(
+        client: MetastoreClient, metastore_uri: str, unique_db: str, tmp_path: Path) -> None:
+    """``hmscatalog recover`` undoes a killed write; staging and trash directories that no
+    record owns (left by a process killed before it could save one) are deleted."""
+    partitioned, mode, static, rows = WRITES["overwrite-dynamic"]
+    table = _table(client, metastore_uri, unique_db, tmp_path, partitioned)
+    root = tmp_path / "t"
+    before = _state(client, table)
+    child = _run_child(metastore_uri, unique_db, mode, static, rows, "kill@move:2")
+    assert child.returncode == -signal.SIGKILL, child.stderr[-2000:]
+    (root / ".hms-staging-orphan" / "k=9").mkdir(parents=True)
+    (root / ".hms-staging-orphan" / "k=9" / "part-00000.parquet").write_bytes(b"x")
+    (root / ".hms-trash-orphan").mkdir()
+    done = subprocess.run([sys.executable, "-m", "hmscatalog.cli.main", "recover", metastore_uri,
+                           f"{unique_db}.t"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("undid write ")
+    assert lines[-1] == (f"{unique_db}.t: 0 interrupted write(s) finished, 1 undone, "
+                         "2 leftover directories removed")
+    assert _state(client, table) == before
+    assert _leftovers(root, before) == []
+
+
+def test_a_running_write_is_left_alone(client: MetastoreClient, metastore_uri: str,
+                                       unique_db: str, tmp_path: Path) -> None:
+    """Recovery never touches the record or staging directory of a write whose process is
+    alive (here: stopped with SIGSTOP right after it saved its record)."""
+    table = _table(client, metastore_uri, unique_db, tmp_path, True)
+    root = tmp_path / "t"
+    env = {**os.environ, "HMSCATALOG_FAULTS": "stop@begin"}
+    child = subprocess.Popen(
+        [sys.executable, str(CHILD), metastore_uri, unique_db, "t", "append", "null",
+         json.dumps({"k=7": [1, 2, 3]})], env=env, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True)
+    try:
+        _wait_stopped(child.pid)
+        records = list((root / ".hms-commits").glob("*.json"))
+        assert len(records) == 1
+        result = recover(client, table)
+        assert result.running == [records[0].stem] and not result.finished + result.undone
+        assert records[0].exists()
+        os.kill(child.pid, signal.SIGCONT)
+        _, err = child.communicate(timeout=120)
+        assert child.returncode == 0, err[-2000:]
+    finally:
+        if child.poll() is None:
+            child.kill()
+    assert _state(client, table)["k=7"] == [1, 2, 3]
+
+
+def _wait_stopped(pid: int, timeout_s: float = 60) -> None:
+    import time
+
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        if fields[0] in "TZ":
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"process {pid} did not stop")
+
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize(("faults", "finished"), [("kill@move:5", False),
+                                                  ("kill@register", True)])
+def test_a_killed_spark_insert_is_recovered_by_the_next_read(
+        spark: Any, db: str, metastore_uri: str, client: MetastoreClient, faults: str,
+        finished: bool) -> None:
+    """A real ``INSERT OVERWRITE ... PARTITION (k)`` in another Spark driver, killed during its
+    commit; the next query through hms finishes or undoes it, and a retry gives its rows once."""
+    table = f"hms.{db}.t"
+    spark.sql(f"CREATE TABLE {table} (v BIGINT) PARTITIONED BY (k INT) STORED AS PARQUET")
+    spark.sql(f"INSERT INTO {table} SELECT id, CAST(id % 4 AS INT) FROM range(40)")
+    overwrite = (f"INSERT OVERWRITE {table} PARTITION (k) "
+                 "SELECT /*+ REPARTITION(3) */ id + 1000, CAST(id % 6 AS INT) FROM range(60)")
+    child = subprocess.run([sys.executable, str(CHILD.with_name("spark_child.py")),
+                            metastore_uri, overwrite],
+                           env={**os.environ, "HMSCATALOG_FAULTS": faults},
+                           capture_output=True, text=True, timeout=300)
+    assert child.returncode == -signal.SIGKILL, child.stderr[-3000:]
+    root = local_path(client.get_table(db, "t").location)
+    assert root is not None and any((root / ".hms-commits").glob("*.json"))
+
+    rows = sorted(tuple(r) for r in spark.sql(f"SELECT v, k FROM {table}").collect())
+    old = sorted((i, i % 4) for i in range(40))
+    new = sorted((i + 1000, i % 6) for i in range(60))
+    assert rows == (new if finished else old)
+    assert list((root / ".hms-commits").glob("*.json")) == []
+    assert sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_dir()) == \
+        [".hms-commits"] + [f"k={k}" for k in range(6 if finished else 4)]
+    spark.sql(overwrite)
+    assert sorted(tuple(r) for r in spark.sql(f"SELECT v, k FROM {table}").collect()) == new
+
+
+def _stopped_child(uri: str, db: str, point: str, rows: State) -> subprocess.Popen[str]:
+    """A write in a child process, stopped (SIGSTOP) at ``point`` of its commit."""
+    child = subprocess.Popen(
+        [sys.executable, str(CHILD), uri, db, "t", "append", "null", json.dumps(rows)],
+        env={**os.environ, "HMSCATALOG_FAULTS": f"stop@{point}"}, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True)
+    _wait_stopped(child.pid)
+    assert child.poll() is None, child.communicate()[1][-2000:]
+    return child
+
+
+def test_commits_wait_for_each_other_and_give_up_naming_the_holder(
+        client: MetastoreClient, metastore_uri: str, unique_db: str, tmp_path: Path) -> None:
+    """A second commit waits for the first (held, stopped, inside its commit) and gives up
+    after its timeout with one line naming the table and the holder, changing nothing; reads
+    and recovery are not held up; once the first ends, the second goes through."""
+    table = _table(client, metastore_uri, unique_db, tmp_path, True)
+    root = tmp_path / "t"
+    before = _state(client, table)
+    holder = _stopped_child(metastore_uri, unique_db, "locked", {"k=4": [100, 101, 102]})
+    try:
+        with pytest.raises(CommitLockTimeout) as waited:
+            write(metastore_uri, unique_db, "t", "append", None, {"k=5": [7, 8, 9]},
+                  lock_timeout_s=1)
+        assert str(waited.value).startswith(
+            f"table {unique_db}.t is being committed by write ")
+        assert f"(pid {holder.pid} on " in str(waited.value)
+        assert str(waited.value).endswith("after 1 s")
+        assert _state(client, table) == before
+        assert recover(client, table).running != []  # returns at once: the holder is alive
+        os.kill(holder.pid, signal.SIGCONT)
+        assert holder.wait(timeout=120) == 0, holder.communicate()[1][-2000:]
+    finally:
+        if holder.poll() is None:
+            holder.kill()
+    write(metastore_uri, unique_db, "t", "append", None, {"k=5": [7, 8, 9]}, lock_timeout_s=1)
+    assert _state(client, table) == _after(_after(before, "append", {"k=4": [100, 101, 102]}),
+                                           "append", {"k=5": [7, 8, 9]})
+    assert _leftovers(root, _state(client, table)) == []
+
+
+def test_a_killed_holder_releases_the_lock(client: MetastoreClient, metastore_uri: str,
+                                           unique_db: str, tmp_path: Path) -> None:
+    table = _table(client, metastore_uri, unique_db, tmp_path, True)
+    before = _state(client, table)
+    holder = _stopped_child(metastore_uri, unique_db, "locked", {"k=4": [100, 101, 102]})
+    holder.kill()
+    holder.wait(timeout=60)
+    write(metastore_uri, unique_db, "t", "append", None, {"k=5": [7, 8, 9]}, lock_timeout_s=5)
+    assert _state(client, table) == _after(before, "append", {"k=5": [7, 8, 9]})
+    assert _leftovers(tmp_path / "t", _state(client, table)) == []
+
