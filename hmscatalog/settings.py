@@ -34,6 +34,7 @@ DISCOVERY_MAX_PARTITIONS = "hmscatalog.discovery.max-partitions"
 DISCOVERY_MAX_LIST_CALLS = "hmscatalog.discovery.max-list-calls"
 DISCOVERY_GLOB = "hmscatalog.discovery.glob"
 PROJECTION_MAX_PARTITIONS = "hmscatalog.projection.max-partitions"
+WRITE_KEEP_REPLACED_SECONDS = "hmscatalog.write.keep-replaced-seconds"
 PROJECTION_ENABLED = "projection.enabled"
 # Outside the prefix, for the spelling ClickHouse users know (SRS-045).
 PARTITION_COLUMNS_IN_DATA_FILE = "partition_columns_in_data_file"
@@ -61,6 +62,7 @@ SETTINGS: dict[str, Setting] = {s.key: s for s in (
     Setting(DISCOVERY_MAX_LIST_CALLS, "count", 10_000, minimum=1),
     Setting(DISCOVERY_GLOB, "glob", None),
     Setting(PROJECTION_MAX_PARTITIONS, "count", 1_000_000, minimum=1),
+    Setting(WRITE_KEEP_REPLACED_SECONDS, "count", 300),
     Setting(PROJECTION_ENABLED, "boolean", False, checked_here=False),
     Setting(PARTITION_COLUMNS_IN_DATA_FILE, "boolean", False),
 )}

@@ -27,11 +27,13 @@ from __future__ import annotations
 
 import logging
 import re
+import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from hmscatalog import settings
 from hmscatalog.errors import HmsCatalogError, WriteFailed
 from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.locations import local_path, missing_directories
@@ -45,6 +47,8 @@ log = logging.getLogger(__name__)
 
 STAGING_PREFIX = ".hms-staging-"
 TRASH_PREFIX = ".hms-trash-"
+# A partition replaced by an overwrite gets its new files in <partition directory>/hms-v<write id>.
+VERSION_PREFIX = "hms-v"
 
 # Spark names a task's files part-<task:05d>-<job id>[_<bucket:05d>][.c<n>]<suffix>.
 _SPARK_FILE = re.compile(r"part-(\d+)-[0-9a-f-]+?(_\d{5})?(?:\.c(\d+))?(\..*|)")
@@ -190,13 +194,33 @@ class TableCommit:
                 f"undone completely; its record {self._journal.path(record.write_id)} is kept, "
                 "and the next write or read of the table, or hmscatalog recover, undoes the "
                 "rest") from exc
-        self._finish()
+        self._keep_replaced()
         return CommitResult(list(record.new), list(record.updated),
                             sum(len(f) for f in staged.values()))
 
     def _finish(self) -> None:
         steps.remove_leftovers(self._record)
         self._journal.remove(self._record.write_id)
+
+    def _keep_replaced(self) -> None:
+        """Keep the files of replaced partitions for ``hmscatalog.write.keep-replaced-seconds``
+        (queries that planned before the switch still read them), recorded as ``done`` for
+        recovery to delete; with 0 they are deleted now."""
+        table, record = self._table, self._record
+        keep = settings.read_count(table.parameters, settings.WRITE_KEEP_REPLACED_SECONDS,
+                                   f"Table {table.qualified_name}")
+        if record.retire and keep:
+            record.state, record.retire_after = "done", time.time() + keep
+            record.moves, record.created_dirs, record.updated = [], [], {}
+            try:
+                self._journal.save(record)
+                steps.remove_leftovers(record)
+                return
+            except OSError as exc:
+                log.error("could not record the replaced files of %s for later deletion (%s); "
+                          "deleting them now", table.qualified_name, exc)
+        steps.retire(record)
+        self._finish()
 
     def _plan(self, mode: Mode, staged: dict[str, list[Path]]) -> dict[str, Partition]:
         """Fill the record with every step of the commit; returns the existing partitions that
@@ -219,8 +243,17 @@ class TableCommit:
             part = existing.get(name)
             target = (writable(part.location) if part is not None
                       else self._root / name if name else self._root)
-            record.targets[name] = str(target)
             old = steps.data_files(target) if mode == "overwrite" else []
+            if part is not None and old:
+                # Replaced: the new files go to a directory of their own and the partition's
+                # location switches to it in one metastore call; the old files stay for the
+                # queries that planned before the switch (see _keep_replaced).
+                versioned = target.name.startswith(VERSION_PREFIX)
+                record.relocated[name] = str(part.location)
+                record.retire += [str(target)] if versioned else [str(p) for p in old]
+                base = target.parent if versioned else target
+                target, old = base / f"{VERSION_PREFIX}{record.write_id}", []
+            record.targets[name] = str(target)
             if old:
                 create(trash / (name or "_table"))
                 record.moves += [(str(p), str(trash / (name or "_table") / p.name)) for p in old]

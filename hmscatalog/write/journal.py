@@ -17,6 +17,9 @@ beside, flushed to disk, renamed over) whenever the write reaches a new state:
 ``aborting``
     a raised error (the metastore failing, say) is being undone; the record names the
     partitions this write registered.
+``done``
+    the write is complete; the files of the partitions it replaced are kept until
+    ``retire_after`` for queries that planned before the switch, then deleted.
 
 A record whose owner is gone (the process died, or on another host its heartbeat stopped) is
 finished or undone by :mod:`hmscatalog.write.recovery`. The record lives on storage rather than
@@ -44,7 +47,7 @@ HEARTBEAT_S = 10.0
 STALE_AFTER_S = 120.0
 _FORMAT = 1
 
-State = Literal["writing", "committing", "committed", "aborting"]
+State = Literal["writing", "committing", "committed", "aborting", "done"]
 
 
 def _process_start(pid: int) -> str | None:
@@ -99,6 +102,9 @@ class CommitRecord:
     targets: dict[str, str] = field(default_factory=dict)  # partition name -> directory
     new: list[str] = field(default_factory=list)  # partitions to register
     updated: dict[str, dict[str, str]] = field(default_factory=dict)  # name -> old parameters
+    relocated: dict[str, str] = field(default_factory=dict)  # name -> old location
+    retire: list[str] = field(default_factory=list)  # replaced files and directories
+    retire_after: float = 0.0  # when they may be deleted (seconds since the epoch)
     table_parameters: dict[str, str] | None = None  # an unpartitioned table's, as they were
     registered: list[str] = field(default_factory=list)  # when aborting: what was added
 

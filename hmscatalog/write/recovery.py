@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import logging
 import shutil
+import time
 from dataclasses import dataclass, field
 
+from hmscatalog import settings
 from hmscatalog.errors import HmsCatalogError
 from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.locations import local_path
@@ -44,6 +46,7 @@ class Recovery:
     finished: list[str] = field(default_factory=list)  # write ids
     undone: list[str] = field(default_factory=list)
     running: list[str] = field(default_factory=list)  # owners alive: left alone
+    retired: list[str] = field(default_factory=list)  # done writes whose replaced files went
     removed: list[str] = field(default_factory=list)  # leftover directories deleted
 
     def __str__(self) -> str:
@@ -87,15 +90,21 @@ def recover(client: MetastoreClient, table: Table, locked: bool = False) -> Reco
     # directory, so a directory without a record in the later listing belongs to no live write.
     leftovers = [p for p in root.iterdir() if p.name.startswith(_LEFTOVER_PREFIXES)]
     journal = Journal(root)
-    records = journal.records()
+    now = time.time()
+    records = [(r, age) for r, age in journal.records() if r.state != "done"]
+    due = [r for r, _ in journal.records() if r.state == "done" and r.retire_after <= now]
     live = [r for r, age in records if not _dead(r, age)]
     owned = {path for r in live for path in (r.staging, r.trash)}
     result.running = [r.write_id for r in live]
-    if len(live) == len(records) and all(str(p) in owned for p in leftovers):
+    if not due and len(live) == len(records) and all(str(p) in owned for p in leftovers):
         return result
     if not locked:
         with TableLock(root, table.qualified_name, "recovery"):
             return recover(client, table, locked=True)
+    for record in due:
+        steps.retire(record)
+        journal.remove(record.write_id)
+        result.retired.append(record.write_id)
     for record in (r for r, _ in records if r not in live):
         forward = record.state == "committed" or (
             record.state == "committing" and steps.moves_done(record))
@@ -108,10 +117,19 @@ def recover(client: MetastoreClient, table: Table, locked: bool = False) -> Reco
                     f"write {record.write_id} into {table.qualified_name} could not be undone "
                     f"({problems[0]}); its record {journal.path(record.write_id)} is kept")
         (result.finished if forward else result.undone).append(record.write_id)
-        steps.remove_leftovers(record)
-        journal.remove(record.write_id)
         log.warning("%s write %s into %s, whose process died", "finished" if forward else
                     "undid", record.write_id, table.qualified_name)
+        steps.remove_leftovers(record)
+        keep = settings.read_count(table.parameters, settings.WRITE_KEEP_REPLACED_SECONDS,
+                                   f"Table {table.qualified_name}")
+        if forward and record.retire and keep:  # kept for queries planned before the switch
+            record.state, record.moves, record.created_dirs = "done", [], []
+            record.retire_after = time.time() + keep
+            journal.save(record)
+            continue
+        if forward:
+            steps.retire(record)
+        journal.remove(record.write_id)
     for path in leftovers:
         if str(path) not in owned and path.exists():
             shutil.rmtree(path, ignore_errors=True)

@@ -9,6 +9,7 @@ partition already registered or dropped is skipped.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import shutil
@@ -18,7 +19,7 @@ from pathlib import Path
 
 from hmscatalog.errors import HmsCatalogError, NoSuchPartition
 from hmscatalog.metastore.client import MetastoreClient
-from hmscatalog.metastore.model import Partition, StorageFormat, Table
+from hmscatalog.metastore.model import Partition, Storage, StorageFormat, Table
 from hmscatalog.partitions.codec import make_part_name, parse_part_name
 from hmscatalog.write import faults
 from hmscatalog.write.journal import CommitRecord
@@ -104,20 +105,26 @@ def publish(client: MetastoreClient, table: Table, record: CommitRecord,
     if record.updated:
         parts = existing if existing is not None else client.get_partitions_by_names(
             table.database, table.name, list(record.updated))
-        _alter(client, table, parts, lambda name, part: {
-            **part.parameters, **statistics(table, Path(record.targets[name]))})
+        _alter(client, table, parts, lambda name, part: replace(
+            part, storage=_placed(part, record.targets[name], name in record.relocated),
+            parameters={**part.parameters, **statistics(table, Path(record.targets[name]))}))
     if record.table_parameters is not None:
         client.alter_table_parameters(table.database, table.name,
                                       statistics(table, Path(record.targets[""])))
 
 
+def _placed(part: Partition, location: str, moved: bool) -> Storage:
+    """The partition's storage, at ``location`` when ``moved``."""
+    if not moved:
+        return part.storage
+    return replace(part.storage, location=location if ":" in location else f"file:{location}")
+
+
 def _alter(client: MetastoreClient, table: Table, parts: Sequence[Partition],
-           parameters: Callable[[str, Partition], dict[str, str]]) -> None:
+           change: Callable[[str, Partition], Partition]) -> None:
+    """Alter partitions in one call (one metastore transaction: readers see all or none)."""
     names = table.partition_spec.names
-    changed = []
-    for part in parts:
-        name = make_part_name(names, list(part.values))
-        changed.append(replace(part, parameters=parameters(name, part)))
+    changed = [change(make_part_name(names, list(part.values)), part) for part in parts]
     client.alter_partitions(table.database, table.name, changed)
 
 
@@ -155,7 +162,9 @@ def roll_back(client: MetastoreClient, table: Table, record: CommitRecord) -> li
         if record.state == "aborting" and record.updated:
             parts = client.get_partitions_by_names(table.database, table.name,
                                                    list(record.updated))
-            _alter(client, table, parts, lambda name, part: record.updated[name])
+            _alter(client, table, parts, lambda name, part: replace(
+                part, parameters=record.updated[name],
+                storage=_placed(part, record.relocated.get(name, ""), name in record.relocated)))
         if record.state == "aborting" and record.table_parameters is not None:
             current = client.get_table(table.database, table.name)
             client.alter_table(current.with_parameters(record.table_parameters))
@@ -164,6 +173,16 @@ def roll_back(client: MetastoreClient, table: Table, record: CommitRecord) -> li
     for problem in problems:
         log.error("undoing write %s into %s: %s", record.write_id, table.qualified_name, problem)
     return problems
+
+
+def retire(record: CommitRecord) -> None:
+    """Delete the files and directories of the partitions the write replaced."""
+    for path in record.retire:
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path)
 
 
 def remove_leftovers(record: CommitRecord) -> None:

@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ from hmscatalog.write.recovery import recover
 pytestmark = pytest.mark.integration
 
 CHILD = Path(__file__).with_name("commit_child.py")
+KEEP = "hmscatalog.write.keep-replaced-seconds"
 State = dict[str, list[int]]  # partition name ("" unpartitioned) -> sorted values
 
 BEFORE: State = {"k=3": [1, 2, 3, 4, 5], "k=4": [6, 7, 8, 9, 10, 11]}
@@ -66,10 +68,13 @@ def _after(before: State, mode: str, rows: State) -> State:
     return after
 
 
-def _table(client: MetastoreClient, uri: str, db: str, tmp_path: Path, partitioned: bool) -> Table:
+def _table(client: MetastoreClient, uri: str, db: str, tmp_path: Path, partitioned: bool,
+           keep_replaced_s: int = 0) -> Table:
+    """Table ``t`` holding :data:`BEFORE`; replaced files are kept ``keep_replaced_s``."""
     table = client.new_table(db, "t", columns=[("v", "bigint")],
                              partition_keys=[("k", "int")] if partitioned else [],
-                             location=f"file:{tmp_path / 't'}")
+                             location=f"file:{tmp_path / 't'}",
+                             parameters={KEEP: str(keep_replaced_s)})
     every = sorted(v for values in BEFORE.values() for v in values)
     initial = BEFORE if partitioned else {"": every}
     write(uri, db, "t", "append", None, initial)
@@ -98,14 +103,27 @@ def _state(client: MetastoreClient, table: Table) -> State:
     return state
 
 
-def _leftovers(root: Path, state: State) -> list[str]:
-    """What lies under the table root besides registered partitions' files (and, for an
-    unpartitioned table, the root's own) and the empty record directory."""
-    places = {root / name for name in state}
+def _locations(client: MetastoreClient, table: Table) -> set[Path]:
+    """Where the table's registered partitions (or the unpartitioned table) keep their files."""
+    if not table.partition_keys:
+        locations = [client.get_table(table.database, table.name).location]
+    else:
+        locations = [p.location for p in client.list_partitions(table.database, table.name)]
+    return {path for path in map(local_path, locations) if path is not None}
+
+
+def _leftovers(client: MetastoreClient, table: Table) -> list[str]:
+    """What lies under the table root besides the registered partitions' directories and files
+    and the commit lock."""
+    root = local_path(table.location)
+    assert root is not None
+    places = _locations(client, table)
+    directories = {root / ".hms-commits"} | places | {
+        parent for place in places for parent in place.parents if root in parent.parents}
     found = []
     for path in root.rglob("*"):
         if path.is_dir():
-            kept = path in places or path == root / ".hms-commits"
+            kept = path in directories
         else:
             kept = path.parent in places or path == root / ".hms-commits" / "lock"
         if not kept:
@@ -143,13 +161,13 @@ def test_a_write_killed_at_any_step_leaves_the_table_before_or_after(
     assert bool(result.finished) == POINTS[faults], result
     state = _state(client, table)
     assert state == (after if POINTS[faults] else before)
-    assert _leftovers(root, state) == []
+    assert _leftovers(client, table) == []
     assert list((root / ".hms-commits").glob("*.json")) == []
 
     # The same write again, to completion: exactly its own rows are added or replaced.
     write(metastore_uri, unique_db, "t", mode, static, rows)
     assert _state(client, table) == _after(state, mode, rows)
-    assert _leftovers(root, _state(client, table)) == []
+    assert _leftovers(client, table) == []
 
 
 def test_recovery_from_the_command_line_and_leftovers_without_a_record(
@@ -173,7 +191,7 @@ def test_recovery_from_the_command_line_and_leftovers_without_a_record(
     assert lines[-1] == (f"{unique_db}.t: 0 interrupted write(s) finished, 1 undone, "
                          "2 leftover directories removed")
     assert _state(client, table) == before
-    assert _leftovers(root, before) == []
+    assert _leftovers(client, table) == []
 
 
 def test_a_running_write_is_left_alone(client: MetastoreClient, metastore_uri: str,
@@ -204,8 +222,6 @@ def test_a_running_write_is_left_alone(client: MetastoreClient, metastore_uri: s
 
 
 def _wait_stopped(pid: int, timeout_s: float = 60) -> None:
-    import time
-
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -225,7 +241,8 @@ def test_a_killed_spark_insert_is_recovered_by_the_next_read(
     """A real ``INSERT OVERWRITE ... PARTITION (k)`` in another Spark driver, killed during its
     commit; the next query through hms finishes or undoes it, and a retry gives its rows once."""
     table = f"hms.{db}.t"
-    spark.sql(f"CREATE TABLE {table} (v BIGINT) PARTITIONED BY (k INT) STORED AS PARQUET")
+    spark.sql(f"CREATE TABLE {table} (v BIGINT) PARTITIONED BY (k INT) STORED AS PARQUET "
+              f"TBLPROPERTIES ('{KEEP}'='0')")
     spark.sql(f"INSERT INTO {table} SELECT id, CAST(id % 4 AS INT) FROM range(40)")
     overwrite = (f"INSERT OVERWRITE {table} PARTITION (k) "
                  "SELECT /*+ REPARTITION(3) */ id + 1000, CAST(id % 6 AS INT) FROM range(60)")
@@ -242,10 +259,12 @@ def test_a_killed_spark_insert_is_recovered_by_the_next_read(
     new = sorted((i + 1000, i % 6) for i in range(60))
     assert rows == (new if finished else old)
     assert list((root / ".hms-commits").glob("*.json")) == []
-    assert sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_dir()) == \
-        [".hms-commits"] + [f"k={k}" for k in range(6 if finished else 4)]
+    stored = client.get_table(db, "t")
+    assert len(client.list_partition_names(db, "t")) == (6 if finished else 4)
+    assert _leftovers(client, stored) == []
     spark.sql(overwrite)
     assert sorted(tuple(r) for r in spark.sql(f"SELECT v, k FROM {table}").collect()) == new
+    assert _leftovers(client, stored) == []
 
 
 def _stopped_child(uri: str, db: str, point: str, rows: State) -> subprocess.Popen[str]:
@@ -265,7 +284,6 @@ def test_commits_wait_for_each_other_and_give_up_naming_the_holder(
     after its timeout with one line naming the table and the holder, changing nothing; reads
     and recovery are not held up; once the first ends, the second goes through."""
     table = _table(client, metastore_uri, unique_db, tmp_path, True)
-    root = tmp_path / "t"
     before = _state(client, table)
     holder = _stopped_child(metastore_uri, unique_db, "locked", {"k=4": [100, 101, 102]})
     try:
@@ -286,7 +304,7 @@ def test_commits_wait_for_each_other_and_give_up_naming_the_holder(
     write(metastore_uri, unique_db, "t", "append", None, {"k=5": [7, 8, 9]}, lock_timeout_s=1)
     assert _state(client, table) == _after(_after(before, "append", {"k=4": [100, 101, 102]}),
                                            "append", {"k=5": [7, 8, 9]})
-    assert _leftovers(root, _state(client, table)) == []
+    assert _leftovers(client, table) == []
 
 
 def test_a_killed_holder_releases_the_lock(client: MetastoreClient, metastore_uri: str,
@@ -298,5 +316,110 @@ def test_a_killed_holder_releases_the_lock(client: MetastoreClient, metastore_ur
     holder.wait(timeout=60)
     write(metastore_uri, unique_db, "t", "append", None, {"k=5": [7, 8, 9]}, lock_timeout_s=5)
     assert _state(client, table) == _after(before, "append", {"k=5": [7, 8, 9]})
-    assert _leftovers(tmp_path / "t", _state(client, table)) == []
+    assert _leftovers(client, table) == []
 
+
+
+WRITER = """
+import sys, time
+from commit_child import write
+uri, db, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
+for generation in range(1, count + 1):
+    rows = {"k=5": [generation * 1_000_000 + i for i in range(800)]}
+    write(uri, db, "t", "overwrite", None, rows, files=64)
+    time.sleep(0.2)
+"""
+
+
+@pytest.mark.spark
+def test_readers_never_see_a_partition_half_replaced(
+        spark: Any, hms: Any, client: MetastoreClient, metastore_uri: str, unique_db: str,
+        tmp_path: Path) -> None:
+    """Queries through hms while another process overwrites the partition they read, again and
+    again (800 rows in 64 files each time): every answer is one whole generation of the
+    partition, and no query fails on a file that went away."""
+    client.new_table(unique_db, "t", columns=[("v", "bigint")], partition_keys=[("k", "int")],
+                     location=f"file:{tmp_path / 't'}")
+    write(metastore_uri, unique_db, "t", "append", None,
+          {"k=5": list(range(800)), "k=6": [1]}, files=64)
+    writer = subprocess.Popen([sys.executable, "-c", WRITER, metastore_uri, unique_db, "40"],
+                              cwd=CHILD.parent, stderr=subprocess.PIPE, text=True)
+    answers, errors = [], []
+    try:
+        while writer.poll() is None or len(answers) < 100:
+            try:
+                answers.append(tuple(spark.sql(
+                    f"SELECT count(*), min(v) DIV 1000000, max(v) DIV 1000000 "
+                    f"FROM hms.{unique_db}.t WHERE k = 5").first()))
+            except Exception as exc:  # every failure is counted
+                errors.append(str(exc).splitlines()[0])
+    finally:
+        writer.wait(timeout=300)
+    assert writer.returncode == 0, writer.stderr.read()[-2000:] if writer.stderr else ""
+    assert errors == []
+    assert [a for a in answers if a[0] != 800 or a[1] != a[2]] == []
+    generations = {a[1] for a in answers}
+    assert len(generations) >= 3, generations  # the reads did overlap the overwrites
+
+
+def test_replaced_files_are_kept_for_running_queries_then_deleted(
+        client: MetastoreClient, metastore_uri: str, unique_db: str, tmp_path: Path) -> None:
+    """An overwrite switches the partition to a new directory in one metastore call and keeps
+    the old files ``hmscatalog.write.keep-replaced-seconds``; the first recovery after that
+    deletes them (a second overwrite's old version is a whole directory)."""
+    table = _table(client, metastore_uri, unique_db, tmp_path, True, keep_replaced_s=1)
+    root = tmp_path / "t"
+    old_files = sorted((root / "k=4").iterdir())
+    write(metastore_uri, unique_db, "t", "overwrite", None, {"k=4": [100, 101, 102]})
+    first = local_path(client.get_partition(unique_db, "t", ["4"]).location)
+    assert first is not None and first.parent == root / "k=4" and first.name.startswith("hms-v")
+    assert all(f.exists() for f in old_files)
+    assert len(list((root / ".hms-commits").glob("*.json"))) == 1
+    assert recover(client, table).retired == []  # not yet due
+    write(metastore_uri, unique_db, "t", "overwrite", None, {"k=4": [200, 201, 202]})
+    second = local_path(client.get_partition(unique_db, "t", ["4"]).location)
+    assert second is not None and second.parent == root / "k=4" and second != first
+    assert _state(client, table)["k=4"] == [200, 201, 202]
+    time.sleep(1.1)
+    assert len(recover(client, table).retired) == 2
+    assert not any(f.exists() for f in old_files) and not first.exists()
+    assert list((root / ".hms-commits").glob("*.json")) == []
+    assert _leftovers(client, table) == []
+
+
+@pytest.mark.spark
+def test_other_engines_read_a_replaced_partition(spark: Any, db: str,
+                                                 client: MetastoreClient) -> None:
+    """A replaced partition's files are below its own directory (``k=4/hms-v<write id>/``):
+    readers through the metastore follow its location; readers of the table's directory tree
+    (Spark's path reads, pyarrow, DuckDB, hms's own path reads) take ``k`` from the directory
+    above and skip the plain one, as they do for any plain directory."""
+    import duckdb
+    import pyarrow.dataset as ds
+
+    from hmscatalog.spark import read_partitioned
+
+    spark.sql(f"CREATE TABLE hms.{db}.t (v BIGINT) PARTITIONED BY (k INT) STORED AS PARQUET "
+              f"TBLPROPERTIES ('{KEEP}'='0')")
+    spark.sql(f"INSERT INTO hms.{db}.t SELECT id, CAST(id % 3 AS INT) FROM range(9)")
+    spark.sql(f"INSERT OVERWRITE hms.{db}.t PARTITION (k=1) VALUES (100), (101)")
+    spark.sql(f"INSERT OVERWRITE hms.{db}.t PARTITION (k=1) VALUES (200)")
+    spark.sql(f"INSERT INTO hms.{db}.t PARTITION (k=1) VALUES (201)")
+    want = sorted([(0, 0), (3, 0), (6, 0), (200, 1), (201, 1), (2, 2), (5, 2), (8, 2)])
+    root = local_path(client.get_table(db, "t").location)
+    assert root is not None
+    (version,) = (root / "k=1").iterdir()  # the first overwrite's directory is gone
+    assert version.name.startswith("hms-v")
+
+    def rows(frame: Any) -> list[tuple[int, int]]:
+        return sorted((int(r["v"]), int(r["k"])) for r in frame.collect())
+
+    assert rows(spark.sql(f"SELECT v, k FROM hms.{db}.t")) == want
+    assert rows(spark.sql(f"SELECT v, k FROM spark_catalog.{db}.t")) == want
+    assert rows(spark.read.parquet(str(root))) == want
+    assert rows(read_partitioned(spark, str(root))) == want
+    arrow = ds.dataset(str(root), format="parquet", partitioning="hive").to_table()
+    assert sorted(zip(arrow["v"].to_pylist(), arrow["k"].to_pylist(), strict=True)) == want
+    duck = duckdb.sql(f"SELECT v, k FROM read_parquet('{root}/**/*.parquet', "
+                      "hive_partitioning = true)").fetchall()
+    assert sorted(duck) == want

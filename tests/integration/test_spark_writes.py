@@ -12,6 +12,7 @@ import pytest
 
 from hmscatalog.errors import DynamicPartitionError, MetastoreUnavailable
 from hmscatalog.metastore.client import MetastoreClient
+from hmscatalog.metastore.locations import local_path
 
 pytestmark = [pytest.mark.integration, pytest.mark.spark]
 
@@ -52,7 +53,9 @@ def _partitions(spark: Any, table: str) -> list[tuple[Any, ...]]:
 
 def test_inserts_and_overwrites_match_the_builtin_catalog(spark: Any, db: str,
                                                           client: MetastoreClient) -> None:
-    spark.sql(f"CREATE TABLE hms.{db}.ours {SCHEMA}")
+    # Replaced files are deleted at once, so that both layouts can be compared.
+    spark.sql(f"CREATE TABLE hms.{db}.ours {SCHEMA} "
+              "TBLPROPERTIES ('hmscatalog.write.keep-replaced-seconds'='0')")
     spark.sql(f"CREATE TABLE spark_catalog.{db}.theirs {SCHEMA}")
     _both(spark, db, [
         "INSERT INTO {t} PARTITION (dt='2024-01-01', hr=1) VALUES (1, 'static')",
@@ -68,8 +71,11 @@ def test_inserts_and_overwrites_match_the_builtin_catalog(spark: Any, db: str,
     ])
     # The same values give byte-identical directory names. (For the partition overwritten by
     # no rows, hms keeps the partition's empty directory; the built-in catalog removes it.)
+    # A replaced partition's files are in a directory of their own below the partition's.
     ours, theirs = _table_root(client, db, "ours"), _table_root(client, db, "theirs")
-    directories = _data_directories(ours)
+    versions = [d for d in _data_directories(ours) if "/hms-v" in d]
+    assert [d.rsplit("/", 1)[0] for d in versions] == ["dt=2024-01-01/hr=2", "dt=2024-01-03/hr=0"]
+    directories = sorted({d.split("/hms-v")[0] for d in _data_directories(ours)})
     assert directories == _data_directories(theirs)
     assert "dt=2024-01-09/hr=7" in directories
     assert "dt=__HIVE_DEFAULT_PARTITION__/hr=__HIVE_DEFAULT_PARTITION__" in directories
@@ -318,8 +324,10 @@ def test_appends_go_to_a_partitions_stored_location(spark: Any, db: str,
     client.add_partitions(table, [client.new_partition(table, [7], location=f"file:{elsewhere}")])
     spark.sql(f"INSERT INTO hms.{db}.t PARTITION (p=7) VALUES (1), (2)")
     spark.sql(f"INSERT OVERWRITE TABLE hms.{db}.t PARTITION (p=7) VALUES (3)")
-    assert [f.name.endswith(".parquet") for f in elsewhere.iterdir()
-            if not f.name.startswith(".")] == [True]
+    # The replacing file went to a directory of its own below the partition's.
+    location = local_path(client.get_partition(db, "t", ["7"]).location)
+    assert location is not None and location.parent == elsewhere
+    assert [f.name.endswith(".parquet") for f in location.iterdir()] == [True]
     assert not (_table_root(client, db, "t") / "p=7").exists()
     assert _rows(spark, f"SELECT a, p FROM hms.{db}.t") == [(3, 7)]
     assert client.get_partition(db, "t", ["7"]).parameters["numRows"] == "1"
