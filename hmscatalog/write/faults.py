@@ -3,9 +3,11 @@
 Set ``HMSCATALOG_FAULTS`` to a comma-separated list of ``<action>@<point>[:<n>]``: the
 ``n``-th time (the first by default) the process reaches the point, it sends itself SIGKILL
 (``kill``) or SIGSTOP (``stop``, to hold a write while a test looks), or raises an error
-(``fail``, as a failing metastore or disk would). Without the variable every point costs one
-dictionary lookup. The points are ``begin``, ``locked``, ``commit-record``, ``move``,
-``committed``, ``register``, ``statistics``, ``cleanup``, ``abort-record`` and ``undo-move``.
+(``fail``, as a failing metastore or disk would); ``note`` appends ``<point> <pid>`` to the file
+named by ``HMSCATALOG_FAULTS_NOTES`` every time (at ``locked``: the order of commits). Without
+the variable every point costs one dictionary lookup. The points are ``begin``, ``locked``,
+``commit-record``, ``move``, ``committed``, ``register``, ``statistics``, ``cleanup``,
+``abort-record`` and ``undo-move``.
 """
 
 from __future__ import annotations
@@ -30,9 +32,9 @@ def _faults() -> dict[str, tuple[str, int]]:
     for item in filter(None, (part.strip() for part in spec.split(","))):
         action, _, where = item.partition("@")
         point, _, count = where.partition(":")
-        if action not in ("kill", "stop", "fail") or not point:
+        if action not in ("kill", "stop", "fail", "note") or not point:
             raise HmsCatalogError(f"{ENVIRONMENT}: {item!r} is not <action>@<point>[:<n>] with "
-                                  "action kill, stop or fail")
+                                  "action kill, stop, fail or note")
         faults[point] = (action, int(count or 1))
     return faults
 
@@ -46,6 +48,10 @@ def reached(point: str) -> None:
         return
     _reached[point] += 1
     action, count = fault
+    if action == "note":
+        with open(os.environ[f"{ENVIRONMENT}_NOTES"], "a", encoding="utf-8") as notes:
+            notes.write(f"{point} {os.getpid()}\n")
+        return
     if _reached[point] != count:
         return
     if action in ("kill", "stop"):

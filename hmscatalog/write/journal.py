@@ -51,12 +51,13 @@ State = Literal["writing", "committing", "committed", "aborting", "done"]
 
 
 def _process_start(pid: int) -> str | None:
-    """The kernel's start time of process ``pid`` (tells a reused pid apart), if readable."""
+    """The kernel's start time of process ``pid`` (tells a reused pid apart), if it runs: a
+    zombie, dead but not yet waited for by its parent, does not."""
     try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
+        stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except OSError:
         return None
-    return stat.rsplit(")", 1)[1].split()[19]
+    return None if stat[0] in ("Z", "X") else stat[19]
 
 
 @dataclass(frozen=True)

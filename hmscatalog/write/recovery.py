@@ -59,7 +59,12 @@ class Recovery:
         return f"{self.table}: " + ", ".join(parts)
 
 
-def _dead(record: CommitRecord, heartbeat_age_s: float) -> bool:
+def _dead(record: CommitRecord, heartbeat_age_s: float, locked: bool) -> bool:
+    """Whether the record's write will never go on. Past the ``writing`` state a write holds
+    the commit lock until it is done or has given up, so under the lock such a record is dead
+    whatever its process is doing."""
+    if locked and record.state != "writing":
+        return True
     if record.owner == Owner.this_process():
         return record.write_id not in ACTIVE
     return not record.owner.alive(heartbeat_age_s)
@@ -91,9 +96,10 @@ def recover(client: MetastoreClient, table: Table, locked: bool = False) -> Reco
     leftovers = [p for p in root.iterdir() if p.name.startswith(_LEFTOVER_PREFIXES)]
     journal = Journal(root)
     now = time.time()
-    records = [(r, age) for r, age in journal.records() if r.state != "done"]
-    due = [r for r, _ in journal.records() if r.state == "done" and r.retire_after <= now]
-    live = [r for r, age in records if not _dead(r, age)]
+    every = journal.records()
+    records = [(r, age) for r, age in every if r.state != "done"]
+    due = [r for r, _ in every if r.state == "done" and r.retire_after <= now]
+    live = [r for r, age in records if not _dead(r, age, locked)]
     owned = {path for r in live for path in (r.staging, r.trash)}
     result.running = [r.write_id for r in live]
     if not due and len(live) == len(records) and all(str(p) in owned for p in leftovers):

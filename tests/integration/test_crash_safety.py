@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import signal
 import subprocess
 import sys
@@ -222,6 +223,7 @@ def test_a_running_write_is_left_alone(client: MetastoreClient, metastore_uri: s
 
 
 def _wait_stopped(pid: int, timeout_s: float = 60) -> None:
+    """Until the process is stopped (T) or a zombie (Z)."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -423,3 +425,141 @@ def test_other_engines_read_a_replaced_partition(spark: Any, db: str,
     duck = duckdb.sql(f"SELECT v, k FROM read_parquet('{root}/**/*.parquet', "
                       "hive_partitioning = true)").fetchall()
     assert sorted(duck) == want
+
+
+SOAK_COMMITS = int(os.environ.get("HMSCATALOG_SOAK_COMMITS", "8"))
+
+
+def test_soak_concurrent_writers_one_killed(client: MetastoreClient, metastore_uri: str,
+                                            unique_db: str, tmp_path: Path) -> None:
+    """Four writers commit appends and overwrites to overlapping partitions at once, and one is
+    killed at a random moment. The table then equals a serial replay, in commit order, of the
+    commits that reported success (plus, or not, the one the killed writer had under way).
+    ``HMSCATALOG_SOAK_COMMITS`` sets the commits per writer (8 here, 25 in bench/RESULTS.md);
+    a failure names its seed, which ``HMSCATALOG_SOAK_SEED`` replays."""
+    from soak_child import plan
+
+    seed = int(os.environ.get("HMSCATALOG_SOAK_SEED", random.randrange(1_000_000)))
+    chooser = random.Random(seed)
+    table = client.new_table(unique_db, "t", columns=[("v", "bigint")],
+                             partition_keys=[("k", "int")], location=f"file:{tmp_path / 't'}",
+                             parameters={KEEP: "0"})
+    notes = tmp_path / "notes"
+    env = {**os.environ, "HMSCATALOG_FAULTS": "note@locked", "HMSCATALOG_FAULTS_NOTES": str(notes)}
+    victim = chooser.randrange(4)
+    # Killed either at a random time or inside a commit, at a random file move (every commit
+    # moves at least two files).
+    move = chooser.randint(1, 2 * SOAK_COMMITS) if chooser.random() < 0.5 else None
+    writers = [subprocess.Popen(
+        [sys.executable, "soak_child.py", metastore_uri, unique_db, str(w), str(SOAK_COMMITS),
+         str(seed)], cwd=CHILD.parent, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**env, "HMSCATALOG_FAULTS": f"note@locked,kill@move:{move}"}
+        if w == victim and move else env) for w in range(4)]
+    early = ""
+    if move is None:  # after a random number of its commits, and a random pause
+        stdout = writers[victim].stdout
+        assert stdout is not None
+        for _ in range(chooser.randrange(SOAK_COMMITS // 2)):
+            early += stdout.readline()
+        time.sleep(chooser.uniform(0, 0.2))
+        writers[victim].kill()
+    outputs = [w.communicate(timeout=600) for w in writers]
+    outputs[victim] = (early + outputs[victim][0], outputs[victim][1])
+    for w, (process, (_, err)) in enumerate(zip(writers, outputs, strict=True)):
+        assert process.returncode == (-signal.SIGKILL if w == victim else 0), (seed, err[-2000:])
+    recover(client, table)
+
+    reported = [{int(line.split()[1]) for line in out.splitlines() if line.startswith("ok ")}
+                for out, _ in outputs]
+    by_pid = {p.pid: w for w, p in enumerate(writers)}
+    order, seen = [], [0] * 4
+    for line in notes.read_text().splitlines():
+        writer = by_pid[int(line.split()[1])]
+        order.append((writer, seen[writer]))
+        seen[writer] += 1
+    assert seen[:victim] + seen[victim + 1:] == [SOAK_COMMITS] * 3, seed
+    under_way = (victim, seen[victim] - 1) if seen[victim] > len(reported[victim]) else None
+    plans = [plan(w, SOAK_COMMITS, seed) for w in range(4)]
+
+    def replay(with_under_way: bool) -> State:
+        state: State = {}
+        for writer, index in order:
+            if index in reported[writer] or (with_under_way and (writer, index) == under_way):
+                state = _after(state, *plans[writer][index])
+        return state
+
+    final = _state(client, table)
+    assert final in (replay(False), replay(True)), (seed, victim, under_way)
+    assert _leftovers(client, table) == [], seed
+
+
+def test_a_killed_writer_not_yet_waited_for_is_recovered_by_the_next_commit(
+        client: MetastoreClient, metastore_uri: str, unique_db: str, tmp_path: Path) -> None:
+    """A writer killed inside its commit whose parent has not waited for it yet (a zombie,
+    still listed by the kernel) no longer holds the commit lock, so the next commit undoes its
+    half-made commit before making its own."""
+    table = _table(client, metastore_uri, unique_db, tmp_path, True)
+    before = _state(client, table)
+    rows = {"k=4": [100, 101, 102], "k=5": [103, 104, 105]}
+    child = subprocess.Popen(
+        [sys.executable, str(CHILD), metastore_uri, unique_db, "t", "overwrite", "null",
+         json.dumps(rows)], env={**os.environ, "HMSCATALOG_FAULTS": "kill@move:3"},
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        _wait_stopped(child.pid)  # a zombie: killed, not waited for
+        write(metastore_uri, unique_db, "t", "append", None, {"k=5": [7, 8, 9]})
+        assert _state(client, table) == _after(before, "append", {"k=5": [7, 8, 9]})
+        assert _leftovers(client, table) == []
+    finally:
+        child.communicate(timeout=60)
+    assert child.returncode == -signal.SIGKILL
+
+
+def test_the_metastore_going_away_mid_commit(tmp_path: Path) -> None:
+    """A metastore of its own, stopped while a write registers its partitions: the write undoes
+    what it can, fails naming the table and keeps its record; once the metastore is back,
+    recovery finishes undoing it. Stopped and started again while the write waits (a restart or
+    network drop shorter than the client's retries): the write finishes."""
+    from hmscatalog.metastore import server
+
+    data_dir, port = tmp_path / "metastore", server.free_port()
+    uri = server.start(port=port, data_dir=data_dir).uri
+    try:
+        with MetastoreClient(uri, timeout_s=60, backoff_s=0.1) as client:
+            client.create_database("gone")
+            table = _table(client, uri, "gone", tmp_path, True)
+            before = _state(client, table)
+            rows = {"k=4": [100, 101, 102], "k=5": [103, 104, 105]}
+            argv = [sys.executable, str(CHILD), uri, "gone", "t", "overwrite", "null",
+                    json.dumps(rows)]
+            env = {**os.environ, "HMSCATALOG_FAULTS": "stop@register"}
+
+            child = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True)
+            _wait_stopped(child.pid)
+            server.stop(data_dir)
+            os.kill(child.pid, signal.SIGCONT)
+            _, err = child.communicate(timeout=300)
+            assert child.returncode == 1
+            assert err.strip().splitlines()[-1].startswith(
+                "hmscatalog.errors.WriteFailed: the write into gone.t failed (metastore ")
+            assert "could not be undone completely" in err
+            assert len(list((tmp_path / "t" / ".hms-commits").glob("*.json"))) == 1
+            server.start(port=port, data_dir=data_dir)
+            assert recover(client, table).undone != []
+            assert _state(client, table) == before
+            assert _leftovers(client, table) == []
+
+            child = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True)
+            _wait_stopped(child.pid)
+            server.stop(data_dir)
+            server.start(port=port, data_dir=data_dir)
+            os.kill(child.pid, signal.SIGCONT)
+            _, err = child.communicate(timeout=300)
+            assert child.returncode == 0, err[-2000:]
+            assert _state(client, table) == _after(before, "overwrite", rows)
+            assert _leftovers(client, table) == []
+    finally:
+        if server.status(data_dir) is not None:
+            server.stop(data_dir)
