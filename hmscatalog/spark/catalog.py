@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import shutil
 from dataclasses import replace
 from typing import Any
 
 from hmscatalog.errors import AlreadyExists, InvalidOperation, NoSuchNamespace, NoSuchTable
 from hmscatalog.metastore.client import MetastoreClient
+from hmscatalog.metastore.locations import local_path
 from hmscatalog.metastore.model import (
     Column,
     Database,
@@ -20,6 +22,7 @@ from hmscatalog.spark.scan import CatalogContext
 from hmscatalog.spark.table import HmsTable
 from hmscatalog.spark.table_definition import TableDefinitions
 from hmscatalog.write import recovery
+from hmscatalog.write.journal import table_home
 
 
 class HmsCatalog(JavaProxy):
@@ -178,8 +181,10 @@ class HmsCatalog(JavaProxy):
             table = self.client.get_table(database, name)
         except (NoSuchTable, NoSuchNamespace):
             self._jvm.analysis_error("NoSuchTableException", ident)
-        if recovery.needs_recovery(table):
-            recovery.recover(self.client, table)  # writes whose process died
+        if recovery.needs_recovery(table):  # writes whose process died
+            done = recovery.recover(self.client, table)
+            if done.finished or done.undone:  # the table's location may have moved
+                table = self.client.get_table(database, name)
         return HmsTable(self._context, table)
 
     def tableExists(self, ident: Any) -> bool:
@@ -293,9 +298,16 @@ class HmsCatalog(JavaProxy):
         database, name = self._names(ident)
         self._context.listings.invalidate(f"{database}.{name}")
         try:
+            table = self.client.get_table(database, name)
             self.client.drop_table(database, name, delete_data=True)
         except (NoSuchTable, NoSuchNamespace):
             return False
+        home = table_home(table.location)
+        if not table.is_external and home is not None and \
+                home != local_path((table.location or "").rstrip("/")):
+            # The metastore deleted the version directory an overwrite moved the table's files
+            # to; the table's own directory above it goes too.
+            shutil.rmtree(home, ignore_errors=True)
         return True
 
     def purgeTable(self, ident: Any) -> bool:

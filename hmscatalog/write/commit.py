@@ -40,15 +40,20 @@ from hmscatalog.metastore.locations import local_path, missing_directories
 from hmscatalog.metastore.model import Partition, Table
 from hmscatalog.partitions.codec import make_part_name
 from hmscatalog.write import faults, recovery, steps
-from hmscatalog.write.journal import CommitRecord, Heartbeat, Journal, Owner
+from hmscatalog.write.journal import (
+    VERSION_PREFIX,
+    CommitRecord,
+    Heartbeat,
+    Journal,
+    Owner,
+    table_home,
+)
 from hmscatalog.write.lock import LOCK_TIMEOUT_S, CommitLockTimeout, TableLock
 
 log = logging.getLogger(__name__)
 
 STAGING_PREFIX = ".hms-staging-"
 TRASH_PREFIX = ".hms-trash-"
-# A partition replaced by an overwrite gets its new files in <partition directory>/hms-v<write id>.
-VERSION_PREFIX = "hms-v"
 
 # Spark names a task's files part-<task:05d>-<job id>[_<bucket:05d>][.c<n>]<suffix>.
 _SPARK_FILE = re.compile(r"part-(\d+)-[0-9a-f-]+?(_\d{5})?(?:\.c(\d+))?(\..*|)")
@@ -104,7 +109,10 @@ class TableCommit:
     def __init__(self, client: MetastoreClient, table: Table, write_id: str) -> None:
         self._client = client
         self._table = table
-        self._root = writable(table.location)
+        writable(table.location)
+        home = table_home(table.location)
+        assert home is not None  # writable() refused every other location
+        self._root = home
         self.staging = self._root / f"{STAGING_PREFIX}{write_id}"
         self._journal = Journal(self._root)
         self._record = CommitRecord(
@@ -234,22 +242,26 @@ class TableCommit:
                 existing[make_part_name(names, list(found.values))] = found
         counter = iter(range(1_000_000))
         trash = Path(record.trash)
-        created: list[Path] = []
+        created: dict[Path, None] = {}  # in order, outermost first
 
         def create(directory: Path) -> None:
-            created.extend(d for d in missing_directories(directory) if d not in created)
+            if directory not in created:
+                created.update(dict.fromkeys(missing_directories(directory)))
 
+        # An unpartitioned table's location as it is now, under the lock.
+        current = None if names else self._client.get_table(table.database, table.name)
         for name, files in staged.items():
             part = existing.get(name)
-            target = (writable(part.location) if part is not None
-                      else self._root / name if name else self._root)
+            location = part.location if part is not None else \
+                current.location if current is not None else None
+            target = writable(location) if location is not None else self._root / name
             old = steps.data_files(target) if mode == "overwrite" else []
-            if part is not None and old:
+            if location is not None and old:
                 # Replaced: the new files go to a directory of their own and the partition's
-                # location switches to it in one metastore call; the old files stay for the
-                # queries that planned before the switch (see _keep_replaced).
+                # (or table's) location switches to it in one metastore call; the old files
+                # stay for the queries that planned before the switch (see _keep_replaced).
                 versioned = target.name.startswith(VERSION_PREFIX)
-                record.relocated[name] = str(part.location)
+                record.relocated[name] = str(location)
                 record.retire += [str(target)] if versioned else [str(p) for p in old]
                 base = target.parent if versioned else target
                 target, old = base / f"{VERSION_PREFIX}{record.write_id}", []
@@ -263,9 +275,8 @@ class TableCommit:
         record.created_dirs = [str(d) for d in created]
         record.new = [name for name in staged if names and name not in existing]
         record.updated = {name: dict(part.parameters) for name, part in existing.items()}
-        if not names:
-            record.table_parameters = dict(self._client.get_table(
-                table.database, table.name).parameters)
+        if current is not None:
+            record.table_parameters = dict(current.parameters)
         record.mode = mode
         record.state = "committing"
         return existing

@@ -40,8 +40,11 @@ from pathlib import Path
 from typing import Literal
 
 from hmscatalog.errors import HmsCatalogError
+from hmscatalog.metastore.locations import local_path
 
 COMMITS_DIR = ".hms-commits"
+# Replaced files are written to <directory>/hms-v<write id> (see hmscatalog.write.commit).
+VERSION_PREFIX = "hms-v"
 HEARTBEAT_S = 10.0
 # Owners on another host are taken for dead once their heartbeat is this old.
 STALE_AFTER_S = 120.0
@@ -124,6 +127,16 @@ class CommitRecord:
         except (ValueError, KeyError, TypeError) as exc:
             raise HmsCatalogError(f"commit record {path} cannot be read ({exc}); it was not "
                                   "written by this version of hmscatalog") from exc
+
+
+def table_home(location: str | None) -> Path | None:
+    """The local directory that holds a table's commit records, lock and staging: its location,
+    or the directory above when an overwrite has moved an unpartitioned table's files into a
+    version directory of it. ``None`` off the local file system."""
+    path = local_path((location or "").rstrip("/"))
+    if path is not None and path.name.startswith(VERSION_PREFIX):
+        return path.parent
+    return path
 
 
 def _fsync_dir(directory: Path) -> None:

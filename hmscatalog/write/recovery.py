@@ -25,10 +25,9 @@ from dataclasses import dataclass, field
 from hmscatalog import settings
 from hmscatalog.errors import HmsCatalogError
 from hmscatalog.metastore.client import MetastoreClient
-from hmscatalog.metastore.locations import local_path
 from hmscatalog.metastore.model import Table
 from hmscatalog.write import steps
-from hmscatalog.write.journal import COMMITS_DIR, CommitRecord, Journal, Owner
+from hmscatalog.write.journal import COMMITS_DIR, CommitRecord, Journal, Owner, table_home
 from hmscatalog.write.lock import TableLock
 
 log = logging.getLogger(__name__)
@@ -72,7 +71,7 @@ def _dead(record: CommitRecord, heartbeat_age_s: float, locked: bool) -> bool:
 
 def needs_recovery(table: Table) -> bool:
     """Whether the table's location holds commit records (one ``stat``; false off local disk)."""
-    root = local_path((table.location or "").rstrip("/"))
+    root = table_home(table.location)
     return root is not None and (root / COMMITS_DIR).is_dir() and \
         any((root / COMMITS_DIR).glob("*.json"))
 
@@ -88,7 +87,7 @@ def recover(client: MetastoreClient, table: Table, locked: bool = False) -> Reco
             finished or undone (its record is kept for the next attempt).
     """
     result = Recovery(table.qualified_name)
-    root = local_path((table.location or "").rstrip("/"))
+    root = table_home(table.location)
     if root is None or not root.is_dir():
         return result
     # Directories first, records second: a write saves its record before it makes its staging

@@ -109,12 +109,17 @@ def publish(client: MetastoreClient, table: Table, record: CommitRecord,
             part, storage=_placed(part, record.targets[name], name in record.relocated),
             parameters={**part.parameters, **statistics(table, Path(record.targets[name]))}))
     if record.table_parameters is not None:
-        client.alter_table_parameters(table.database, table.name,
-                                      statistics(table, Path(record.targets[""])))
+        stats = statistics(table, Path(record.targets[""]))
+        if "" not in record.relocated:
+            client.alter_table_parameters(table.database, table.name, stats)
+        else:  # the new location and statistics in one call
+            current = client.get_table(table.database, table.name)
+            client.alter_table(replace(current, parameters={**current.parameters, **stats},
+                                       storage=_placed(current, record.targets[""], True)))
 
 
-def _placed(part: Partition, location: str, moved: bool) -> Storage:
-    """The partition's storage, at ``location`` when ``moved``."""
+def _placed(part: Partition | Table, location: str, moved: bool) -> Storage:
+    """The partition's (or table's) storage, at ``location`` when ``moved``."""
     if not moved:
         return part.storage
     return replace(part.storage, location=location if ":" in location else f"file:{location}")
@@ -167,7 +172,9 @@ def roll_back(client: MetastoreClient, table: Table, record: CommitRecord) -> li
                 storage=_placed(part, record.relocated.get(name, ""), name in record.relocated)))
         if record.state == "aborting" and record.table_parameters is not None:
             current = client.get_table(table.database, table.name)
-            client.alter_table(current.with_parameters(record.table_parameters))
+            client.alter_table(replace(current, parameters=record.table_parameters,
+                                       storage=_placed(current, record.relocated.get("", ""),
+                                                       "" in record.relocated)))
     except HmsCatalogError as exc:
         problems.append(f"could not restore the statistics of {table.qualified_name}: {exc}")
     for problem in problems:
