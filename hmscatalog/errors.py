@@ -96,3 +96,8 @@ class WriteFailed(HmsCatalogError):
 class InvalidSetting(HmsCatalogError, ValueError):
     """A table property or read option of hmscatalog's is unknown or has a value of the wrong
     kind; the message names the table (or read), the key and the value."""
+
+
+class RecoveryFailed(HmsCatalogError):
+    """An interrupted write into a table could not be finished or undone; the message names the
+    table and what stopped it, and its record is kept for the next attempt."""

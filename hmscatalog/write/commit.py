@@ -181,6 +181,9 @@ class TableCommit:
             staged.setdefault(make_part_name(names, [static[n] for n in names]), [])
         record = self._record
         registered: list[str] = []
+        # Read before anything changes: a bad value fails the write, not a finished commit.
+        keep = settings.read_count(self._table.parameters, settings.WRITE_KEEP_REPLACED_SECONDS,
+                                   f"Table {self._table.qualified_name}")
         try:
             if check is not None:
                 check(len(staged))
@@ -202,21 +205,21 @@ class TableCommit:
                 f"undone completely; its record {self._journal.path(record.write_id)} is kept, "
                 "and the next write or read of the table, or hmscatalog recover, undoes the "
                 "rest") from exc
-        self._keep_replaced()
-        return CommitResult(list(record.new), list(record.updated),
-                            sum(len(f) for f in staged.values()))
+        result = CommitResult(list(record.new), list(record.updated),
+                              sum(len(f) for f in staged.values()))
+        self._keep_replaced(keep)
+        return result
 
     def _finish(self) -> None:
         steps.remove_leftovers(self._record)
         self._journal.remove(self._record.write_id)
 
-    def _keep_replaced(self) -> None:
-        """Keep the files of replaced partitions for ``hmscatalog.write.keep-replaced-seconds``
-        (queries that planned before the switch still read them), recorded as ``done`` for
-        recovery to delete; with 0 they are deleted now."""
+    def _keep_replaced(self, keep: int) -> None:
+        """Keep the files of replaced partitions for ``keep`` seconds
+        (``hmscatalog.write.keep-replaced-seconds``: queries that planned before the switch
+        still read them), recorded as ``done`` for recovery to delete; with 0 they are deleted
+        now."""
         table, record = self._table, self._record
-        keep = settings.read_count(table.parameters, settings.WRITE_KEEP_REPLACED_SECONDS,
-                                   f"Table {table.qualified_name}")
         if record.retire and keep:
             record.state, record.retire_after = "done", time.time() + keep
             record.moves, record.created_dirs, record.updated = [], [], {}

@@ -159,7 +159,7 @@ class Journal:
     def save(self, record: CommitRecord) -> None:
         """Replace the record on disk in one step; it is durable when this returns."""
         created = not self.directory.is_dir()
-        self.directory.mkdir(exist_ok=True)
+        self.directory.mkdir(parents=True, exist_ok=True)
         if created:
             _fsync_dir(self.directory.parent)
         final = self.path(record.write_id)

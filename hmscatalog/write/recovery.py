@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass, field
 
 from hmscatalog import settings
-from hmscatalog.errors import HmsCatalogError
+from hmscatalog.errors import RecoveryFailed
 from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.model import Table
 from hmscatalog.write import steps
@@ -53,6 +53,8 @@ class Recovery:
                  f"{len(self.undone)} undone",
                  f"{len(self.removed)} leftover director{'y' if len(self.removed) == 1 else 'ies'}"
                  " removed"]
+        if self.retired:
+            parts.append(f"replaced files of {len(self.retired)} write(s) deleted")
         if self.running:
             parts.append(f"{len(self.running)} running write(s) left alone")
         return f"{self.table}: " + ", ".join(parts)
@@ -83,7 +85,7 @@ def recover(client: MetastoreClient, table: Table, locked: bool = False) -> Reco
     (``locked``); running writes are never waited for otherwise.
 
     Raises:
-        HmsCatalogError: naming the table and write when an interrupted write cannot be
+        RecoveryFailed: naming the table (and write) when an interrupted write cannot be
             finished or undone (its record is kept for the next attempt).
     """
     result = Recovery(table.qualified_name)
@@ -104,8 +106,14 @@ def recover(client: MetastoreClient, table: Table, locked: bool = False) -> Reco
     if not due and len(live) == len(records) and all(str(p) in owned for p in leftovers):
         return result
     if not locked:
-        with TableLock(root, table.qualified_name, "recovery"):
-            return recover(client, table, locked=True)
+        try:
+            with TableLock(root, table.qualified_name, "recovery"):
+                return recover(client, table, locked=True)
+        except OSError as exc:  # say which table and how to finish, not only "Permission denied"
+            raise RecoveryFailed(
+                f"table {table.qualified_name} has writes whose process died, and they cannot "
+                f"be finished or undone from here ({exc}); run hmscatalog recover <metastore "
+                f"uri> {table.qualified_name} where the table's directory is writable") from exc
     for record in due:
         steps.retire(record)
         journal.remove(record.write_id)
@@ -118,7 +126,7 @@ def recover(client: MetastoreClient, table: Table, locked: bool = False) -> Reco
         elif record.state != "writing":
             problems = steps.roll_back(client, table, record)
             if problems:
-                raise HmsCatalogError(
+                raise RecoveryFailed(
                     f"write {record.write_id} into {table.qualified_name} could not be undone "
                     f"({problems[0]}); its record {journal.path(record.write_id)} is kept")
         (result.finished if forward else result.undone).append(record.write_id)

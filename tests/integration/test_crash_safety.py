@@ -267,3 +267,31 @@ def test_the_metastore_going_away_mid_commit(tmp_path: Path) -> None:
     finally:
         if server.status(data_dir) is not None:
             server.stop(data_dir)
+
+
+@pytest.mark.spark
+def test_a_read_that_cannot_recover_says_so(spark: Any, db: str, metastore_uri: str,
+                                            client: MetastoreClient) -> None:
+    """A query that meets a dead write it cannot finish (here the commit lock cannot be opened)
+    fails with one line naming the table and the way out, rather than reading a half-made
+    commit."""
+    spark.sql(f"CREATE TABLE hms.{db}.t (v BIGINT) PARTITIONED BY (k INT) STORED AS PARQUET")
+    spark.sql(f"INSERT INTO hms.{db}.t VALUES (1, 4)")
+    child = run_child(metastore_uri, db, "overwrite", None, {"k=4": [5, 6, 7]}, "kill@move:2")
+    assert child.returncode == -signal.SIGKILL, child.stderr[-2000:]
+    root = table_home(client.get_table(db, "t").location)
+    assert root is not None
+    lock = root / ".hms-commits" / "lock"
+    lock.unlink()
+    lock.mkdir()  # opening it fails, as a directory the reader may not write would
+    try:
+        with pytest.raises(Exception) as refused:
+            spark.sql(f"SELECT * FROM hms.{db}.t").collect()
+        assert str(refused.value).splitlines()[0] == (
+            f"[HMS_RECOVERY_FAILED] table {db}.t has writes whose process died, and they cannot "
+            f"be finished or undone from here ([Errno 21] Is a directory: '{lock}'); run "
+            f"hmscatalog recover <metastore uri> {db}.t where the table's directory is writable")
+    finally:
+        lock.rmdir()
+    assert sorted(tuple(r) for r in spark.sql(f"SELECT v, k FROM hms.{db}.t").collect()) == \
+        [(1, 4)]

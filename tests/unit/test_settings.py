@@ -46,6 +46,17 @@ def test_discovery_limits() -> None:
             DiscoveryLimits.from_properties({"hmscatalog.discovery.max-partitions": bad})
 
 
+def test_how_long_replaced_files_are_kept() -> None:
+    key = settings.WRITE_KEEP_REPLACED_SECONDS
+    assert settings.read_count({}, key, "Table db.t") == 300
+    assert settings.read_count({key: "0"}, key, "Table db.t") == 0
+    with pytest.raises(InvalidSetting, match=r"^Table db\.t: property 'hmscatalog\.write\."
+                       r"keep-replaced-seconds' must be a whole number of at least 0, not '5m'$"):
+        settings.check_properties({key: "5m"}, "Table db.t")
+    with pytest.raises(InvalidSetting, match=r"did you mean 'hmscatalog\.write\.keep-replaced-"):
+        settings.check_properties({"hmscatalog.write.keep-replaced-secs": "5"}, "Table db.t")
+
+
 def test_unknown_keys_under_the_prefix_are_refused_with_a_suggestion() -> None:
     with pytest.raises(InvalidSetting, match=r"unknown property 'hmscatalog\.discovery\.enable'; "
                                              r"did you mean 'hmscatalog\.discovery\.enabled'\?"):
