@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from hmscatalog.cli.arguments import add_table_arguments
+
 
 def add_parser(commands: Any) -> None:
     """Add the ``recover`` subcommand to ``commands`` (an argparse subparsers object)."""
@@ -16,9 +18,7 @@ def add_parser(commands: Any) -> None:
                     "directories that no running write owns. Writes whose process is alive are "
                     "left alone. Every later write to the table and every read through the hms "
                     "catalog does the same.")
-    parser.add_argument("uri", metavar="HMS_URI", help="thrift://host:port (comma-separated "
-                                                       "for failover)")
-    parser.add_argument("table", metavar="DB.TABLE")
+    add_table_arguments(parser)
     parser.set_defaults(func=run)
 
 

@@ -12,6 +12,8 @@ import sys
 import time
 from typing import Any, TextIO
 
+from hmscatalog.cli.arguments import add_table_arguments
+
 _BAR_WIDTH = 30
 
 
@@ -24,9 +26,7 @@ def add_parser(commands: Any) -> None:
                     "default), unregister partitions whose location is gone (--drop; data is "
                     "never deleted), or both (--sync). S3 credentials come from the usual AWS "
                     "sources (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, ~/.aws).")
-    parser.add_argument("uri", metavar="HMS_URI", help="thrift://host:port (comma-separated "
-                                                       "for failover)")
-    parser.add_argument("table", metavar="DB.TABLE")
+    add_table_arguments(parser)
     parser.add_argument("--add", action="store_true", help="add missing partitions (default)")
     parser.add_argument("--drop", action="store_true",
                         help="drop partitions whose location no longer exists")

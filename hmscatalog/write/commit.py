@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import logging
 import re
-import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -215,23 +214,16 @@ class TableCommit:
         self._journal.remove(self._record.write_id)
 
     def _keep_replaced(self, keep: int) -> None:
-        """Keep the files of replaced partitions for ``keep`` seconds
-        (``hmscatalog.write.keep-replaced-seconds``: queries that planned before the switch
-        still read them), recorded as ``done`` for recovery to delete; with 0 they are deleted
-        now."""
-        table, record = self._table, self._record
-        if record.retire and keep:
-            record.state, record.retire_after = "done", time.time() + keep
-            record.moves, record.created_dirs, record.updated = [], [], {}
-            try:
-                self._journal.save(record)
-                steps.remove_leftovers(record)
-                return
-            except OSError as exc:
-                log.error("could not record the replaced files of %s for later deletion (%s); "
-                          "deleting them now", table.qualified_name, exc)
-        steps.retire(record)
-        self._finish()
+        """Keep the files of replaced partitions ``keep`` seconds
+        (``hmscatalog.write.keep-replaced-seconds``), see :func:`steps.keep_replaced`. The
+        write is complete: if this fails, its ``committed`` record stays, and recovery ends it
+        the same way."""
+        try:
+            steps.keep_replaced(self._journal, self._record, keep)
+        except OSError as exc:
+            log.error("write %s into %s is complete, but its replaced files could not be "
+                      "recorded for deletion (%s); recovery will", self._record.write_id,
+                      self._table.qualified_name, exc)
 
     def _plan(self, mode: Mode, staged: dict[str, list[Path]]) -> dict[str, Partition]:
         """Fill the record with every step of the commit; returns the existing partitions that

@@ -114,6 +114,8 @@ def recover(client: MetastoreClient, table: Table, locked: bool = False) -> Reco
                 f"table {table.qualified_name} has writes whose process died, and they cannot "
                 f"be finished or undone from here ({exc}); run hmscatalog recover <metastore "
                 f"uri> {table.qualified_name} where the table's directory is writable") from exc
+    keep = settings.read_count(table.parameters, settings.WRITE_KEEP_REPLACED_SECONDS,
+                               f"Table {table.qualified_name}")
     for record in due:
         steps.retire(record)
         journal.remove(record.write_id)
@@ -132,17 +134,11 @@ def recover(client: MetastoreClient, table: Table, locked: bool = False) -> Reco
         (result.finished if forward else result.undone).append(record.write_id)
         log.warning("%s write %s into %s, whose process died", "finished" if forward else
                     "undid", record.write_id, table.qualified_name)
-        steps.remove_leftovers(record)
-        keep = settings.read_count(table.parameters, settings.WRITE_KEEP_REPLACED_SECONDS,
-                                   f"Table {table.qualified_name}")
-        if forward and record.retire and keep:  # kept for queries planned before the switch
-            record.state, record.moves, record.created_dirs = "done", [], []
-            record.retire_after = time.time() + keep
-            journal.save(record)
-            continue
         if forward:
-            steps.retire(record)
-        journal.remove(record.write_id)
+            steps.keep_replaced(journal, record, keep)
+        else:
+            steps.remove_leftovers(record)
+            journal.remove(record.write_id)
     for path in leftovers:
         if str(path) not in owned and path.exists():
             shutil.rmtree(path, ignore_errors=True)

@@ -13,6 +13,7 @@ import contextlib
 import logging
 import os
 import shutil
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -22,7 +23,7 @@ from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.model import Partition, Storage, StorageFormat, Table
 from hmscatalog.partitions.codec import make_part_name, parse_part_name
 from hmscatalog.write import faults
-from hmscatalog.write.journal import CommitRecord
+from hmscatalog.write.journal import CommitRecord, Journal
 from hmscatalog.write.parquet import parquet_row_count
 
 log = logging.getLogger(__name__)
@@ -190,6 +191,20 @@ def retire(record: CommitRecord) -> None:
         else:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(path)
+
+
+def keep_replaced(journal: Journal, record: CommitRecord, keep_s: int) -> None:
+    """End a finished write: staging and trash go; the files it replaced stay ``keep_s``
+    seconds for queries that planned before the switch (the record is saved as ``done`` for
+    recovery to delete them then), or go now when ``keep_s`` is 0, with the record."""
+    remove_leftovers(record)
+    if record.retire and keep_s:
+        record.state, record.retire_after = "done", time.time() + keep_s
+        record.moves, record.created_dirs, record.updated = [], [], {}
+        journal.save(record)
+        return
+    retire(record)
+    journal.remove(record.write_id)
 
 
 def remove_leftovers(record: CommitRecord) -> None:
