@@ -63,8 +63,11 @@ def spark(metastore_uri: str, tmp_path_factory: pytest.TempPathFactory):  # type
     pyspark_sql = pytest.importorskip("pyspark.sql")
     warehouse = tmp_path_factory.mktemp("spark-warehouse")
     os.environ.setdefault("PYSPARK_PYTHON", str(Path(os.sys.executable)))
+    from hmscatalog.spark import session_conf
+
     session = (
         pyspark_sql.SparkSession.builder.master("local[2]")
+        .config(map=session_conf())  # hms's plugin from the start, as the README shows
         .appName("hmscatalog-tests")
         .config("spark.ui.enabled", "false")
         .config("spark.sql.shuffle.partitions", "2")

@@ -7,7 +7,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from hmscatalog.cli import recover, repair
+from hmscatalog.cli import recover, repair, serve
 from hmscatalog.errors import HmsCatalogError
 from hmscatalog.metastore import server
 
@@ -82,6 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     repair.add_parser(commands)
     recover.add_parser(commands)
+    serve.add_parser(commands)
     return parser
 
 

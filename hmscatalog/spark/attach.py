@@ -1,14 +1,28 @@
-"""Attach a Hive Metastore to a SparkSession as a catalog."""
+"""Attach a Hive Metastore to Spark as a catalog, for every session of the driver.
+
+``attach`` registers the catalog's Python side under its name and sets
+``spark.sql.catalog.<name>`` to the Java plugin of :mod:`hmscatalog.spark.plugin`, in the
+session and in the configuration new sessions start from, so ``spark.newSession()`` and the
+sessions of Spark's Thrift server find it by name as they find any catalog. Nothing of PySpark's
+is replaced: INSERT checks, MSCK and SHOW PARTITIONS are handled by the plugin's analyzer rule
+(``spark.sql.extensions``), which ``attach`` adds to the session's extensions when the session
+has not analyzed a statement yet; sessions built with :func:`session_conf` have it from the
+start.
+"""
 
 from __future__ import annotations
 
+import threading
+import warnings
+from dataclasses import dataclass, field
 from typing import Any
 
 from hmscatalog.errors import InvalidUri
 from hmscatalog.metastore.client import MetastoreClient
-from hmscatalog.spark import statements
+from hmscatalog.spark import plugin
 from hmscatalog.spark.catalog import HmsCatalog
-from hmscatalog.spark.jvm import Jvm
+from hmscatalog.spark.hooks import SessionHooks
+from hmscatalog.spark.jvm import JavaProxy, Jvm
 
 CONF_PREFIX = "spark.hmscatalog"
 
@@ -31,6 +45,8 @@ def proxy_jvm(spark: Any) -> Jvm:
     if jvm is None or jvm.jsession is not spark._jsparkSession:
         jvm = Jvm(spark)
         ensure_callback_server_started(jvm.gateway)
+        # A Java exception raised in a callback reaches Spark as itself, not wrapped in a
+        # Py4JException: that is how hms's errors keep their first line.
         jvm.gateway.python_parameters.propagate_java_exceptions = True
         spark._hmscatalog_jvm = jvm
     return jvm
@@ -44,16 +60,66 @@ def storage_options(spark: Any, name: str | None = None) -> dict[str, str]:
     return {key: value for key, value in found.items() if value}
 
 
+@dataclass
+class Attached:
+    """One attached catalog: what its sessions share (the metastore client, S3 settings) and
+    the Python catalog object serving each session."""
+
+    name: str
+    client: MetastoreClient
+    storage_options: dict[str, str]
+    home: Jvm  # the attaching session's
+    sessions: list[tuple[Any, HmsCatalog]] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def catalog_for(self, jsession: Any) -> HmsCatalog:
+        with self.lock:
+            for known, catalog in self.sessions:
+                if known.equals(jsession):
+                    return catalog
+            jvm = self.home if self.home.jsession.equals(jsession) else _jvm_of(self.home,
+                                                                                 jsession)
+            catalog = HmsCatalog(jvm, self.client, self.name, self.storage_options)
+            self.sessions.append((jsession, catalog))
+            return catalog
+
+
+def _jvm_of(home: Jvm, jsession: Any) -> Jvm:
+    """A :class:`Jvm` for another session of the same driver."""
+    from pyspark.sql import SparkSession
+
+    return Jvm(SparkSession(home.spark.sparkContext, jsparkSession=jsession))
+
+
+class _Factory(JavaProxy):
+    """``io.hmscatalog.spark.CatalogFactory``: the catalog object for a session that names it."""
+
+    class Java:
+        implements = ["io.hmscatalog.spark.CatalogFactory"]
+
+    def __init__(self, attached: Attached) -> None:
+        self._jvm = attached.home
+        self._attached = attached
+
+    def create(self, name: str, jsession: Any) -> HmsCatalog:
+        return self._attached.catalog_for(jsession)
+
+
+_ATTACHED: dict[str, Attached] = {}
+_HOOKS: list[SessionHooks] = []  # one per driver, made at the first attach
+
+
 def attach(spark: Any, name: str = "hms", uri: str | None = None,
            timeout_s: float | None = None) -> HmsCatalog:
-    """Make a Hive Metastore available to ``spark.sql`` as catalog ``name``.
+    """Make a Hive Metastore available to ``spark.sql`` as catalog ``name``, in this session
+    and in every session the driver makes after (``spark.newSession()``, the Thrift server's).
 
     Settings not passed come from the Spark conf: ``spark.hmscatalog.<name>.uri`` or
     ``spark.hmscatalog.uri`` (comma-separated ``thrift://`` URIs), and likewise ``timeout``
-    (seconds). Attaching the same name again replaces the catalog.
+    (seconds). Attaching the same name again replaces the catalog in every session.
 
     Returns:
-        The catalog (its ``client`` is the metastore client it uses).
+        This session's catalog (its ``client`` is the metastore client it uses).
 
     Raises:
         InvalidUri: when no URI is given or configured, or it is malformed.
@@ -65,10 +131,30 @@ def attach(spark: Any, name: str = "hms", uri: str | None = None,
     timeout = timeout_s or float(_conf(spark, name, "timeout") or 600)
     client = MetastoreClient(uri, timeout_s=timeout)
     jvm = proxy_jvm(spark)
-    catalog = HmsCatalog(jvm, client, name, storage_options(spark, name))
-    manager = jvm.jsession.sessionState().catalogManager()
-    field = manager.getClass().getDeclaredField("catalogs")
-    field.setAccessible(True)
-    field.get(manager).put(name, catalog)
-    statements.install(spark, jvm, name, client)
-    return catalog
+    plugin.load(jvm.gateway.jvm)
+    registry = jvm.cls(plugin.REGISTRY_CLASS)
+    attached = Attached(name, client, storage_options(spark, name), jvm)
+    _ATTACHED[name] = attached
+    registry.register(name, _Factory(attached))
+    if not _HOOKS:
+        _HOOKS.append(SessionHooks(jvm, _ATTACHED))
+        registry.setHooks(_HOOKS[0])
+    registry.extend(jvm.jsession.extensions())
+    _configure_sessions(spark, {f"spark.sql.catalog.{name}": plugin.PLUGIN_CLASS})
+    jvm.jsession.sessionState().analyzer()  # built now if it was not, with the rule
+    if not registry.covers(jvm.jsession):
+        warnings.warn(
+            f"catalog {name} is attached, but this session analyzed statements before, so "
+            "Hive's PARTITION-clause rules, MSCK REPAIR TABLE and SHOW PARTITIONS on its "
+            "tables work only in new sessions: attach before the first statement, or build "
+            "the session with hmscatalog.spark.session_conf()", stacklevel=2)
+    return attached.catalog_for(jvm.jsession)
+
+
+def _configure_sessions(spark: Any, settings: dict[str, str]) -> None:
+    """Set ``settings`` in this session and where new sessions read their configuration."""
+    jsession = spark._jsparkSession
+    for key, value in settings.items():
+        spark.conf.set(key, value)
+        spark.sparkContext._jsc.sc().conf().set(key, value)
+        jsession.sharedState().conf().set(key, value)

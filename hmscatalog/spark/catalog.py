@@ -17,6 +17,7 @@ from hmscatalog.metastore.model import (
 from hmscatalog.projection.config import check_projection_keys
 from hmscatalog.settings import check_properties
 from hmscatalog.sources.projection import projection_of
+from hmscatalog.spark import procedures
 from hmscatalog.spark.jvm import CATALOG_PKG, JavaProxy, Jvm, quoted
 from hmscatalog.spark.scan import CatalogContext
 from hmscatalog.spark.table import HmsTable
@@ -29,7 +30,8 @@ class HmsCatalog(JavaProxy):
     """A Spark catalog whose namespaces are metastore databases and tables metastore tables."""
 
     class Java:
-        implements = [f"{CATALOG_PKG}.TableCatalog", f"{CATALOG_PKG}.SupportsNamespaces"]
+        implements = [f"{CATALOG_PKG}.TableCatalog", f"{CATALOG_PKG}.SupportsNamespaces",
+                      f"{CATALOG_PKG}.ProcedureCatalog"]
 
     def __init__(self, jvm: Jvm, client: MetastoreClient, name: str,
                  storage_options: dict[str, str] | None = None) -> None:
@@ -38,6 +40,7 @@ class HmsCatalog(JavaProxy):
         self._name = name
         self._context = CatalogContext(jvm, client, storage_options)
         self._definitions = TableDefinitions(jvm, client)
+        self.storage_options = dict(storage_options or {})
 
     # -- CatalogPlugin ---------------------------------------------------------------------
 
@@ -61,6 +64,25 @@ class HmsCatalog(JavaProxy):
 
     def useNullableQuerySchema(self) -> bool:
         return True
+
+    # -- procedures (CALL <catalog>.system.<name>(...)) -------------------------------------
+
+    def loadProcedure(self, ident: Any) -> Any:
+        return procedures.load_procedure(self._jvm, self, ident)
+
+    def listProcedures(self, namespace: Any) -> Any:
+        return procedures.list_procedures(self._jvm, namespace)
+
+    def refresh(self, database: str, name: str) -> None:
+        """What ``REFRESH TABLE`` does, after partitions changed behind Spark's back."""
+        self._jvm.spark.catalog.refreshTable(quoted(self._name, database, name))
+
+    def forget_listings(self, table: str | None) -> None:
+        """Forget the file listings kept for ``db.table``, or for every table."""
+        if table:
+            self._context.listings.invalidate(table)
+        else:
+            self._context.listings.clear()
 
     # -- namespaces ------------------------------------------------------------------------
 

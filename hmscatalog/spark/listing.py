@@ -86,3 +86,10 @@ class ListingCache:
             listing = self._tables.pop(table.lower(), None)
         if listing is not None:
             listing.cache.invalidateAll()
+
+    def clear(self) -> None:
+        """Forget every table's listing."""
+        with self._lock:
+            listings, self._tables = list(self._tables.values()), {}
+        for listing in listings:
+            listing.cache.invalidateAll()

@@ -24,7 +24,7 @@ from typing import Any
 from hmscatalog.metastore.model import Table
 from hmscatalog.partitions.codec import ESCAPED_CHARACTERS
 from hmscatalog.partitions.types import parse_hive_type
-from hmscatalog.spark.jvm import Jvm
+from hmscatalog.spark.jvm import BARE_MESSAGE_CONDITION, Jvm
 from hmscatalog.write.rules import MAX_NAME_BYTES
 
 EXPRESSIONS = "org.apache.spark.sql.catalyst.expressions"
@@ -101,6 +101,6 @@ def _refusal(make: _Expressions, table: str, name: str, attr: Any) -> Any:
         make.literal(where), reason]))
     integer = make.jvm.scala_object("org.apache.spark.sql.types.IntegerType")
     parameters = make.cls("CreateMap")(
-        make.jvm.seq([make.literal("errorMessage"), message]), False)
+        make.jvm.seq([make.literal("message"), message]), False)
     return make.jvm.scala_object(f"{EXPRESSIONS}.RaiseError").apply(
-        make.literal("USER_RAISED_EXCEPTION"), parameters, integer)
+        make.literal(BARE_MESSAGE_CONDITION), parameters, integer)

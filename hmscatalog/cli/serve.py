@@ -1,0 +1,29 @@
+"""``hmscatalog serve``: Spark's Thrift server with the hms catalog attached."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+
+def add_parser(commands: Any) -> None:
+    """Add the ``serve`` subcommand to ``commands`` (an argparse subparsers object)."""
+    parser = commands.add_parser(
+        "serve", help="serve SQL over JDBC/HiveServer2 (beeline, pyhive) with hms attached",
+        description="Start Spark's Thrift server (HiveServer2 protocol) in a local SparkSession "
+                    "with the metastore attached as catalog hms: beeline, JDBC and pyhive "
+                    "clients query hms.db.t with partition pruning. Runs until interrupted.")
+    parser.add_argument("uri", metavar="HMS_URI",
+                        help="thrift://host:port (comma-separated for failover)")
+    parser.add_argument("--port", type=int, default=10000, help="port to serve on (10000)")
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (127.0.0.1)")
+    parser.add_argument("--name", default="hms", help="catalog name (hms)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from hmscatalog.spark.serve import serve_forever
+
+    serve_forever(args.uri, args.port, args.host, args.name,
+                  ready=lambda line: print(line, flush=True))
+    return 0

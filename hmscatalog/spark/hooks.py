@@ -1,0 +1,167 @@
+"""Statements on hms tables that Spark's catalog API does not pass to a catalog, answered from
+the analyzer rule of :mod:`hmscatalog.spark.plugin` (``io.hmscatalog.spark.HmsRule``), which
+runs in every session before relations are resolved:
+
+* **INSERT ... PARTITION (...)**: Spark folds static values into the query before a catalog
+  sees the write, so whether a column was static or dynamic, on which Hive's rules depend, is
+  lost by then. Every ``InsertIntoStatement`` (plain, after WITH, Hive's FROM-first form, each
+  branch of a multi-insert, and ``DataFrameWriter.insertInto``, which has no PARTITION clause:
+  all its partition columns are dynamic) into an hms table is checked here first.
+* **MSCK REPAIR TABLE** and **ALTER TABLE ... RECOVER PARTITIONS**, which Spark refuses for
+  tables outside its own catalog, become ``CALL <catalog>.system.sync_partition_metadata``.
+* **SHOW PARTITIONS** is answered with the metastore's partition names, as the built-in catalog
+  answers it (``k=__HIVE_DEFAULT_PARTITION__`` for NULL, whatever the column's type).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from py4j.protocol import Py4JJavaError
+
+from hmscatalog.errors import HmsCatalogError, InvalidPartitionValue, NoSuchObject
+from hmscatalog.metastore.model import Table
+from hmscatalog.partitions.codec import DEFAULT_PARTITION_NAME, parse_part_name
+from hmscatalog.partitions.types import format_value, parse_value
+from hmscatalog.spark.jvm import JavaProxy, Jvm, quoted
+from hmscatalog.write.rules import DynamicPartitionSettings, check_partition_clause
+
+if TYPE_CHECKING:
+    from hmscatalog.spark.attach import Attached
+
+# Repair plans, the command names Spark's errors give them, and sync_partition_metadata's mode.
+_REPAIRS = {"RepairTable": "MSCK REPAIR TABLE",
+            "RecoverPartitions": "ALTER TABLE RECOVER PARTITIONS"}
+
+
+class SessionHooks(JavaProxy):
+    """``io.hmscatalog.spark.SessionHooks``: one per driver, for every attached catalog."""
+
+    class Java:
+        implements = ["io.hmscatalog.spark.SessionHooks"]
+
+    def __init__(self, jvm: Jvm, attached: dict[str, Attached]) -> None:
+        self._jvm = jvm
+        self._attached = attached
+
+    def checkInsert(self, session: Any, insert: Any) -> None:
+        if str(insert.table().getClass().getSimpleName()) != "UnresolvedRelation":
+            return  # INSERT INTO IDENTIFIER(...): resolved later, by Spark
+        found = self._table(session, insert.table().multipartIdentifier())
+        if found is None:
+            return
+        clause: dict[str, str | None] = {}
+        spec = self._jvm.java_map(insert.partitionSpec())
+        for key in spec.keySet():
+            value = spec.get(key)
+            clause[str(key)] = str(value.get()) if value.isDefined() else None
+        self._check(session, found[1], clause)
+
+    def checkPositionalWrite(self, session: Any, catalog: str, ident: Any) -> None:
+        attached = self._attached.get(catalog)
+        if attached is None:
+            return
+        database = [str(p) for p in ident.namespace()]
+        if len(database) != 1:
+            return
+        try:
+            table = attached.client.get_table(database[0], str(ident.name()))
+        except NoSuchObject:
+            return
+        self._check(session, table, {})
+
+    def _check(self, session: Any, table: Table, clause: dict[str, str | None]) -> None:
+        if not table.partition_keys:
+            return
+        conf = session.sessionState().conf()
+        settings = DynamicPartitionSettings.from_conf(
+            lambda key: _optional(conf.getConfString(key, None)))
+        try:
+            check_partition_clause(table.qualified_name, table.partition_spec.names, clause,
+                                   settings)
+        except HmsCatalogError as exc:  # Hive's own words, as the first line
+            self._jvm.throw(self._jvm.bare_error(str(exc), None))
+
+    def rewrite(self, session: Any, command: Any) -> Any:
+        kind = str(command.getClass().getSimpleName())
+        found = self._table(session, command.child().multipartIdentifier())
+        if found is None:
+            return None  # other catalogs, missing tables: Spark answers as for its own
+        catalog, table = found
+        if kind == "ShowPartitions":
+            return self._show_partitions(session, catalog, table, command)
+        qualified = quoted(catalog, table.database, table.name)
+        if not table.partition_keys:
+            self._jvm.throw(self._jvm.cls("org.apache.spark.sql.AnalysisException")(
+                "NOT_A_PARTITIONED_TABLE",
+                self._jvm.scala_map({"operation": _REPAIRS[kind],
+                                     "tableIdentWithDB": qualified})))
+        add, drop = ((bool(command.enableAddPartitions()), bool(command.enableDropPartitions()))
+                     if kind == "RepairTable" else (True, False))
+        mode = "FULL" if add and drop else "DROP" if drop else "ADD"
+        call = (f"CALL {quoted(catalog)}.system.sync_partition_metadata("
+                f"{_sql_string(table.database)}, {_sql_string(table.name)}, '{mode}')")
+        return session.sessionState().sqlParser().parsePlan(call)
+
+    def _table(self, session: Any, identifier: Any) -> tuple[str, Table] | None:
+        """The attached catalog and metastore table a statement names, if it names one."""
+        parts = [str(s) for s in self._jvm.java_list(identifier)]
+        target = _target(session, set(self._attached), parts)
+        if target is None:
+            return None
+        catalog, database, name = target
+        try:
+            return catalog, self._attached[catalog].client.get_table(database, name)
+        except NoSuchObject:
+            return None
+
+    def _show_partitions(self, session: Any, catalog: str, table: Table, command: Any) -> Any:
+        """SHOW PARTITIONS as a local relation of the metastore's names; ``None`` leaves the
+        statement to Spark (unpartitioned tables, a PARTITION clause it should judge)."""
+        spec = table.partition_spec
+        if not spec.names:
+            return None
+        wanted: dict[str, str] = {}
+        if command.pattern().isDefined():
+            given = self._jvm.java_map(command.pattern().get().spec())
+            for key in given.keySet():
+                column, value = str(key).lower(), given.get(key)
+                if column not in spec.names or value is None:
+                    return None
+                hive_type = spec.column(column).type
+                try:
+                    wanted[column] = format_value(parse_value(str(value), hive_type),
+                                                  hive_type) or DEFAULT_PARTITION_NAME
+                except InvalidPartitionValue:
+                    return None
+        names = self._attached[catalog].client.list_partition_names(table.database, table.name)
+        rows = [n for n in names
+                if all(dict(parse_part_name(n)).get(k) == v for k, v in wanted.items())]
+        return self._jvm.local_relation("partition", rows)
+
+
+def _target(session: Any, catalogs: set[str], parts: list[str]) -> tuple[str, str, str] | None:
+    """The hms catalog, database and table a statement names, if it names one."""
+    if len(parts) == 3 and parts[0] in catalogs:
+        return parts[0], parts[1], parts[2]
+    if len(parts) > 2:
+        return None
+    manager = session.sessionState().catalogManager()
+    try:
+        current = str(manager.currentCatalog().name())
+    except Py4JJavaError:
+        return None
+    if current not in catalogs:
+        return None
+    if len(parts) == 2:
+        return current, parts[0], parts[1]
+    namespace = list(manager.currentNamespace())
+    return (current, str(namespace[0]), parts[0]) if len(namespace) == 1 else None
+
+
+def _optional(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def _sql_string(text: str) -> str:
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"

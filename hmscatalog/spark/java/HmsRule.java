@@ -1,0 +1,75 @@
+package io.hmscatalog.spark;
+
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.Set;
+
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
+import org.apache.spark.sql.catalyst.plans.logical.V2WriteCommand;
+import org.apache.spark.sql.catalyst.rules.Rule;
+import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation;
+
+/**
+ * Hands the Python side every INSERT of a plan (to check its PARTITION clause), writes by
+ * position that come without one ({@code DataFrameWriter.insertInto}), and the
+ * commands it runs itself (MSCK REPAIR TABLE, ALTER TABLE RECOVER PARTITIONS, SHOW PARTITIONS).
+ * Nodes are told apart by class name only, so this compiles against every supported Spark.
+ */
+final class HmsRule extends Rule<LogicalPlan> {
+  private static final Set<String> COMMANDS =
+      Set.of("RepairTable", "RecoverPartitions", "ShowPartitions");
+  private final SparkSession session;
+
+  HmsRule(SparkSession session) {
+    this.session = session;
+  }
+
+  @Override
+  public LogicalPlan apply(LogicalPlan plan) {
+    SessionHooks hooks = Registry.hooks();
+    if (hooks == null) {
+      return plan;
+    }
+    try {
+      return applyHooks(plan, hooks);
+    } catch (Exception e) {
+      throw HmsRule.<RuntimeException>rethrow(e);  // Spark's own errors (AnalysisException)
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  private static <E extends Exception> E rethrow(Exception e) throws E {
+    throw (E) e;
+  }
+
+  private LogicalPlan applyHooks(LogicalPlan plan, SessionHooks hooks) throws Exception {
+    if (COMMANDS.contains(plan.getClass().getSimpleName())) {
+      LogicalPlan instead = hooks.rewrite(session, plan);
+      return instead == null ? plan : instead;
+    }
+    if (plan instanceof V2WriteCommand && !((V2WriteCommand) plan).isByName()
+        && ((V2WriteCommand) plan).table() instanceof DataSourceV2Relation) {
+      DataSourceV2Relation target = (DataSourceV2Relation) ((V2WriteCommand) plan).table();
+      if (target.catalog().isDefined() && target.catalog().get() instanceof HmsCatalogPlugin
+          && target.identifier().isDefined()) {
+        hooks.checkPositionalWrite(session, target.catalog().get().name(),
+            target.identifier().get());
+      }
+      return plan;
+    }
+    Deque<LogicalPlan> pending = new ArrayDeque<>();
+    pending.push(plan);
+    while (!pending.isEmpty()) {
+      LogicalPlan node = pending.pop();
+      if (node.getClass().getSimpleName().equals("InsertIntoStatement")) {
+        hooks.checkInsert(session, node);
+      }
+      scala.collection.Iterator<LogicalPlan> children = node.children().iterator();
+      while (children.hasNext()) {
+        pending.push(children.next());
+      }
+    }
+    return plan;
+  }
+}

@@ -1,0 +1,21 @@
+package io.hmscatalog.spark;
+
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.connector.catalog.Identifier;
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
+
+/** The Python side's answers to statements Spark's catalog API does not pass to a catalog. */
+public interface SessionHooks {
+  /** Checks an InsertIntoStatement's PARTITION clause against Hive's rules (throws if broken). */
+  void checkInsert(SparkSession session, LogicalPlan insert) throws Exception;
+
+  /**
+   * Checks a write by position without a PARTITION clause ({@code DataFrameWriter.insertInto}),
+   * whose partition columns are all dynamic.
+   */
+  void checkPositionalWrite(SparkSession session, String catalog, Identifier table)
+      throws Exception;
+
+  /** A plan to run instead of {@code command} (MSCK, SHOW PARTITIONS), or null to keep it. */
+  LogicalPlan rewrite(SparkSession session, LogicalPlan command) throws Exception;
+}

@@ -1,0 +1,193 @@
+"""``CALL <catalog>.system.<procedure>(...)``: partition maintenance from SQL, in every
+session, with Trino's Hive connector's names and arguments (Spark 4's procedures for catalog
+plugins):
+
+* ``sync_partition_metadata(schema_name, table_name, mode[, case_sensitive])``: mode ``ADD``,
+  ``DROP`` or ``FULL`` (Spark's ``MSCK REPAIR TABLE ... ADD|DROP|SYNC PARTITIONS``, which runs
+  this procedure on hms tables);
+* ``register_partition(schema_name, table_name, partition_columns, partition_values[,
+  location])``;
+* ``unregister_partition(schema_name, table_name, partition_columns, partition_values)``;
+* ``flush_metadata_cache([schema_name, table_name[, partition_columns, partition_values]])``:
+  forgets the file listings hms keeps (all, or the table's).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from hmscatalog.errors import InvalidOperation, InvalidSetting
+from hmscatalog.maintenance.partitions import register_partition, unregister_partition
+from hmscatalog.sources.repair import repair_table
+from hmscatalog.spark.jvm import CATALOG_PKG, JavaProxy, Jvm, quoted
+
+if TYPE_CHECKING:
+    from hmscatalog.spark.catalog import HmsCatalog
+
+NAMESPACE = "system"
+PROCEDURES_PKG = f"{CATALOG_PKG}.procedures"
+_MODES = {"ADD": (True, False), "DROP": (False, True), "FULL": (True, True)}
+
+
+@dataclass(frozen=True)
+class _Parameter:
+    name: str
+    type: str  # Spark DDL type
+    default: str | None = None  # SQL text of the default; None: required
+
+
+@dataclass(frozen=True)
+class _Definition:
+    description: str
+    parameters: tuple[_Parameter, ...]
+    run: Callable[[HmsCatalog, dict[str, Any]], None]
+
+
+def _text(args: dict[str, Any], key: str) -> str:
+    value = args.get(key)
+    if value is None:
+        raise InvalidSetting(f"procedure argument {key} must not be NULL")
+    return str(value)
+
+
+def _sync(catalog: HmsCatalog, args: dict[str, Any]) -> None:
+    database, name = _text(args, "schema_name"), _text(args, "table_name")
+    mode = _text(args, "mode").upper()
+    if mode not in _MODES:
+        raise InvalidSetting(f"sync_partition_metadata mode {args['mode']!r} for table "
+                             f"{database}.{name} is not one of ADD, DROP, FULL")
+    if args.get("case_sensitive") is False:
+        raise InvalidSetting(
+            f"sync_partition_metadata of table {database}.{name}: case_sensitive => false is "
+            "not supported; partition directory names are matched as Spark's MSCK does")
+    table = catalog.client.get_table(database, name)
+    if not table.partition_keys:
+        raise InvalidOperation(f"table {database}.{name} is not partitioned: "
+                               "sync_partition_metadata needs a partitioned table")
+    add, drop = _MODES[mode]
+    repair_table(catalog.client, table, add=add, drop=drop,
+                 storage_options=catalog.storage_options)
+    catalog.refresh(database, name)
+
+
+def _register(catalog: HmsCatalog, args: dict[str, Any]) -> None:
+    database, name = _text(args, "schema_name"), _text(args, "table_name")
+    table = catalog.client.get_table(database, name)
+    register_partition(catalog.client, table, args["partition_columns"] or [],
+                       args["partition_values"] or [], args.get("location"),
+                       catalog.storage_options)
+    catalog.refresh(database, name)
+
+
+def _unregister(catalog: HmsCatalog, args: dict[str, Any]) -> None:
+    database, name = _text(args, "schema_name"), _text(args, "table_name")
+    table = catalog.client.get_table(database, name)
+    unregister_partition(catalog.client, table, args["partition_columns"] or [],
+                         args["partition_values"] or [])
+    catalog.refresh(database, name)
+
+
+def _flush(catalog: HmsCatalog, args: dict[str, Any]) -> None:
+    database, name = args.get("schema_name"), args.get("table_name")
+    if (database is None) != (name is None):
+        raise InvalidSetting("flush_metadata_cache takes both schema_name and table_name, "
+                             "or neither")
+    catalog.forget_listings(None if name is None else f"{database}.{name}")
+
+
+_TABLE = (_Parameter("schema_name", "STRING"), _Parameter("table_name", "STRING"))
+_SPEC = (_Parameter("partition_columns", "ARRAY<STRING>"),
+         _Parameter("partition_values", "ARRAY<STRING>"))
+PROCEDURES: dict[str, _Definition] = {
+    "sync_partition_metadata": _Definition(
+        "Registers partition directories the metastore lacks (ADD), unregisters partitions "
+        "whose directory is gone (DROP), or both (FULL).",
+        (*_TABLE, _Parameter("mode", "STRING"), _Parameter("case_sensitive", "BOOLEAN", "true")),
+        _sync),
+    "register_partition": _Definition(
+        "Registers one existing partition directory.",
+        (*_TABLE, *_SPEC, _Parameter("location", "STRING", "NULL")), _register),
+    "unregister_partition": _Definition(
+        "Unregisters one partition; its files stay.", (*_TABLE, *_SPEC), _unregister),
+    "flush_metadata_cache": _Definition(
+        "Forgets the file listings kept for all tables, or for one.",
+        (_Parameter("schema_name", "STRING", "NULL"), _Parameter("table_name", "STRING", "NULL"),
+         _Parameter("partition_columns", "ARRAY<STRING>", "NULL"),
+         _Parameter("partition_values", "ARRAY<STRING>", "NULL")), _flush),
+}
+
+
+class Procedure(JavaProxy):
+    """One procedure, unbound and bound (its parameters do not depend on the call)."""
+
+    class Java:
+        implements = [f"{PROCEDURES_PKG}.UnboundProcedure", f"{PROCEDURES_PKG}.BoundProcedure"]
+
+    def __init__(self, jvm: Jvm, catalog: HmsCatalog, name: str) -> None:
+        self._jvm = jvm
+        self._catalog = catalog
+        self._name = name
+        self._definition = PROCEDURES[name]
+
+    def name(self) -> str:
+        return self._name
+
+    def description(self) -> str:
+        return self._definition.description
+
+    def bind(self, input_type: Any) -> Procedure:
+        return self
+
+    def isDeterministic(self) -> bool:
+        return False
+
+    def parameters(self) -> Any:
+        parameter = self._jvm.cls(f"{PROCEDURES_PKG}.ProcedureParameter")
+        parse = self._jvm.cls("org.apache.spark.sql.types.DataType").fromDDL
+        made = []
+        for p in self._definition.parameters:
+            builder = getattr(parameter, "in")(p.name, parse(p.type))
+            if p.default is not None:
+                builder = builder.defaultValue(p.default)
+            made.append(builder.build())
+        return self._jvm.array(parameter, made)
+
+    def call(self, row: Any) -> Any:
+        args = {p.name: _value(row, i, p.type)
+                for i, p in enumerate(self._definition.parameters)}
+        self._definition.run(self._catalog, args)
+        return self._jvm.cls("java.util.Collections").emptyIterator()
+
+    def toString(self) -> str:
+        return f"{quoted(self._catalog.name(), NAMESPACE, self._name)}"
+
+
+def _value(row: Any, index: int, type_name: str) -> Any:
+    if row.isNullAt(index):
+        return None
+    if type_name == "BOOLEAN":
+        return bool(row.getBoolean(index))
+    if type_name == "ARRAY<STRING>":
+        array = row.getArray(index)
+        return [None if array.isNullAt(i) else str(array.getUTF8String(i))
+                for i in range(array.numElements())]
+    return str(row.getUTF8String(index))
+
+
+def load_procedure(jvm: Jvm, catalog: HmsCatalog, ident: Any) -> Procedure:
+    namespace = [str(p) for p in ident.namespace()]
+    name = str(ident.name())
+    if namespace != [NAMESPACE] or name not in PROCEDURES:
+        jvm.throw(jvm.cls("org.apache.spark.sql.AnalysisException")(
+            "ROUTINE_NOT_FOUND",
+            jvm.scala_map({"routineName": quoted(catalog.name(), *namespace, name)})))
+    return Procedure(jvm, catalog, name)
+
+
+def list_procedures(jvm: Jvm, namespace: Any) -> Any:
+    if [str(p) for p in namespace] != [NAMESPACE]:
+        return jvm.array(jvm.cls(f"{CATALOG_PKG}.Identifier"), [])
+    return jvm.array(jvm.cls(f"{CATALOG_PKG}.Identifier"),
+                     [jvm.identifier([NAMESPACE], name) for name in PROCEDURES])

@@ -1,0 +1,89 @@
+"""``hmscatalog serve``: Spark's Thrift server with hms attached, queried with pyhive as a
+HiveServer2 client would, from another process."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hmscatalog.metastore.client import MetastoreClient
+from hmscatalog.metastore.server import free_port
+
+pytestmark = pytest.mark.integration
+hive = pytest.importorskip("pyhive.hive")
+
+
+def _wait_for_port(port: int, process: subprocess.Popen[str], log: Path) -> None:
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            pytest.fail(f"hmscatalog serve exited with {process.returncode}:\n"
+                        f"{log.read_text()[-3000:]}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return
+        except OSError:
+            time.sleep(0.5)
+    pytest.fail(f"hmscatalog serve did not listen on {port}:\n{log.read_text()[-3000:]}")
+
+
+@pytest.fixture(scope="module")
+def served(metastore_uri: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
+    port = free_port()
+    log = tmp_path_factory.mktemp("serve") / "serve.log"
+    env = {**os.environ, "PYSPARK_PYTHON": sys.executable}
+    with log.open("w") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "hmscatalog.cli.main", "serve", metastore_uri,
+             "--port", str(port)], stdout=out, stderr=subprocess.STDOUT, text=True, env=env)
+    try:
+        _wait_for_port(port, process, log)
+        yield port
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+def _query(port: int, sql: str) -> list[tuple[Any, ...]]:
+    connection = hive.connect(host="127.0.0.1", port=port, username="test")
+    try:
+        cursor = connection.cursor()
+        cursor.execute(sql)
+        return [tuple(row) for row in cursor.fetchall()] if cursor.description else []
+    finally:
+        connection.close()
+
+
+def test_pyhive_queries_hms_tables_with_pruning(served: int, client: MetastoreClient,
+                                                unique_db: str, tmp_path: Path) -> None:
+    t = f"hms.{unique_db}.events"
+    _query(served, f"CREATE TABLE {t} (v INT, p STRING) USING parquet PARTITIONED BY (p)")
+    _query(served, "SET hive.exec.dynamic.partition.mode=nonstrict")
+    _query(served, f"INSERT INTO {t} VALUES (1, 'a'), (2, 'b'), (3, 'c')")
+    assert sorted(client.list_partition_names(unique_db, "events")) == ["p=a", "p=b", "p=c"]
+    assert _query(served, f"SELECT v, p FROM {t} WHERE p = 'b'") == [(2, "b")]
+    plan = "\n".join(str(r[0]) for r in _query(served, f"EXPLAIN SELECT v FROM {t} WHERE p = 'b'"))
+    assert "partitions=1/3" in plan, plan
+
+
+def test_each_connection_has_its_own_session_with_hives_rules(served: int,
+                                                              unique_db: str) -> None:
+    t = f"hms.{unique_db}.strict"
+    _query(served, f"CREATE TABLE {t} (v INT, p STRING) USING parquet PARTITIONED BY (p)")
+    # A new connection is a new session: strict mode again, so the dynamic INSERT is refused.
+    with pytest.raises(Exception, match="Dynamic partition strict mode requires"):
+        _query(served, f"INSERT INTO {t} VALUES (1, 'a')")
+    _query(served, f"INSERT INTO {t} PARTITION (p='x') VALUES (1)")
+    _query(served, f"CALL hms.system.flush_metadata_cache('{unique_db}', 'strict')")
+    assert _query(served, f"SELECT * FROM {t}") == [(1, "x")]
