@@ -117,7 +117,8 @@ def plugin_source(methods: Iterable[tuple[str, str, str, list[str], str]],
             continue
         seen.add(key)
         args = ", ".join(f"{p.replace('...', '[]')} a{i}" for i, p in enumerate(params))
-        call = f"(({interface}) delegate()).{name}({', '.join(f'a{i}' for i in range(len(params)))})"
+        names = ", ".join(f"a{i}" for i in range(len(params)))
+        call = f"(({interface}) delegate()).{name}({names})"
         body = f"{call};" if ret == "void" else f"return {call};"
         clause = f" throws {throws}" if throws else ""
         lines.append(f"  public {ret} {name}({args}){clause} {{\n    {body}\n  }}\n")
@@ -150,7 +151,8 @@ def plugin_source(methods: Iterable[tuple[str, str, str, list[str], str]],
 def _forwarded_names() -> set[str]:
     from hmscatalog.spark.catalog import HmsCatalog
 
-    return {n for n in dir(HmsCatalog) if not n.startswith("_") and callable(getattr(HmsCatalog, n))}
+    return {name for name in dir(HmsCatalog)
+            if not name.startswith("_") and callable(getattr(HmsCatalog, name))}
 
 
 def plugin_jar() -> Path:
