@@ -46,6 +46,13 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from hmscatalog.config import (
+    PROJECTION_ENABLED,
+    PROJECTION_MAX_PARTITIONS,
+    default,
+    parse_boolean,
+    parse_count,
+)
 from hmscatalog.expressions.predicates import Predicate
 from hmscatalog.partitions.spec import PartitionColumn, PartitionSpec
 from hmscatalog.partitions.types import INTEGRAL_RANGES, HiveType
@@ -59,18 +66,11 @@ from hmscatalog.projection.columns import (
 from hmscatalog.projection.dates import NOW_PATTERN, DateFormat, DateFormatError, Unit, resolve_now
 from hmscatalog.projection.errors import InvalidProjection
 from hmscatalog.projection.values import ProjectedScan, scan_projection
-from hmscatalog.settings import (
-    PROJECTION_ENABLED,
-    PROJECTION_MAX_PARTITIONS,
-    parse_boolean,
-    parse_count,
-    read_count,
-)
 
 ENABLED = PROJECTION_ENABLED
 TEMPLATE = "storage.location.template"
 MAX_PARTITIONS = PROJECTION_MAX_PARTITIONS
-DEFAULT_MAX_PARTITIONS = read_count({}, MAX_PARTITIONS, "defaults")  # the table's default
+DEFAULT_MAX_PARTITIONS = default(MAX_PARTITIONS, int)  # the table's default
 TYPES = ("enum", "integer", "date", "injected")
 _SETTINGS = {
     "enum": {"type", "values"},
@@ -152,11 +152,12 @@ class _Column:
         text = self.settings.get(suffix)
         if text is None:
             return default
-        if not re.fullmatch(r"\s*\+?[0-9]+\s*", text) or int(text) < (0 if allow_zero else 1):
+        number = parse_count(text, minimum=0 if allow_zero else 1)
+        if number is None:
             kind = "non-negative" if allow_zero else "positive"
             raise self.fail(f"Property: '{self.key(suffix)}' needs to be a {kind} integer, "
                             f"got {text!r}")
-        return int(text)
+        return number
 
     def unsupported_type(self) -> InvalidProjection:
         return self.fail(f"Unsupported column type: {self.hive_type}")
