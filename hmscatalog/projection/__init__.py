@@ -12,15 +12,15 @@ from hmscatalog.projection.columns import (
     InjectedProjection,
     IntegerProjection,
 )
-from hmscatalog.projection.config import (
-    DEFAULT_MAX_PARTITIONS,
-    MAX_PARTITIONS,
-    Projection,
-    parse_projection,
-)
+from hmscatalog.projection.config import MAX_PARTITIONS, parse_projection
 from hmscatalog.projection.dates import DateFormat, Unit
 from hmscatalog.projection.errors import InvalidProjection, UnsupportedProjectionFilter
-from hmscatalog.projection.values import ProjectedPartition, ProjectedScan
+from hmscatalog.projection.values import (
+    DEFAULT_MAX_PARTITIONS,
+    ProjectedPartition,
+    ProjectedScan,
+    Projection,
+)
 
 __all__ = [
     "DEFAULT_MAX_PARTITIONS",

@@ -44,10 +44,13 @@ import datetime as dt
 import difflib
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 
-from hmscatalog.expressions.predicates import Predicate
-from hmscatalog.partitions.spec import PartitionColumn, PartitionSpec
+from hmscatalog.config import (
+    PROJECTION_ENABLED,
+    PROJECTION_MAX_PARTITIONS,
+    parse_boolean,
+    parse_count,
+)
 from hmscatalog.partitions.types import INTEGRAL_RANGES, HiveType
 from hmscatalog.projection.columns import (
     ColumnProjection,
@@ -58,19 +61,11 @@ from hmscatalog.projection.columns import (
 )
 from hmscatalog.projection.dates import NOW_PATTERN, DateFormat, DateFormatError, Unit, resolve_now
 from hmscatalog.projection.errors import InvalidProjection
-from hmscatalog.projection.values import ProjectedScan, scan_projection
-from hmscatalog.settings import (
-    PROJECTION_ENABLED,
-    PROJECTION_MAX_PARTITIONS,
-    parse_boolean,
-    parse_count,
-    read_count,
-)
+from hmscatalog.projection.values import DEFAULT_MAX_PARTITIONS, Projection
 
 ENABLED = PROJECTION_ENABLED
 TEMPLATE = "storage.location.template"
 MAX_PARTITIONS = PROJECTION_MAX_PARTITIONS
-DEFAULT_MAX_PARTITIONS = read_count({}, MAX_PARTITIONS, "defaults")  # the table's default
 TYPES = ("enum", "integer", "date", "injected")
 _SETTINGS = {
     "enum": {"type", "values"},
@@ -90,41 +85,6 @@ _ISO = DateFormat("yyyy-MM-dd")
 def utc_now() -> dt.datetime:
     """The default clock."""
     return dt.datetime.now(dt.UTC)
-
-
-@dataclass(frozen=True)
-class Projection:
-    """A table's validated projection: one column projection per partition column, in order."""
-
-    table: str | None
-    table_location: str
-    columns: tuple[ColumnProjection, ...]
-    template: str | None = None
-    max_partitions: int = DEFAULT_MAX_PARTITIONS
-
-    @property
-    def spec(self) -> PartitionSpec:
-        return PartitionSpec(tuple(PartitionColumn(c.name, c.hive_type) for c in self.columns))
-
-    def column(self, name: str) -> ColumnProjection:
-        """The projection of partition column ``name`` (case-insensitive)."""
-        lowered = name.lower()
-        for column in self.columns:
-            if column.name == lowered:
-                return column
-        raise KeyError(name)
-
-    def scan(self, predicate: Predicate | None = None, *,
-             max_partitions: int | None = None) -> ProjectedScan:
-        """The partitions a query with this WHERE clause (on any columns) may read.
-
-        Raises:
-            UnsupportedProjectionFilter: an injected column is not pinned to values.
-            TooManyPartitions: more than ``max_partitions`` (default: the table's
-                ``hmscatalog.projection.max-partitions``, else 1,000,000) would be produced.
-        """
-        limit = self.max_partitions if max_partitions is None else max_partitions
-        return scan_projection(self, predicate, limit)
 
 
 class _Column:
@@ -152,11 +112,12 @@ class _Column:
         text = self.settings.get(suffix)
         if text is None:
             return default
-        if not re.fullmatch(r"\s*\+?[0-9]+\s*", text) or int(text) < (0 if allow_zero else 1):
+        number = parse_count(text, minimum=0 if allow_zero else 1)
+        if number is None:
             kind = "non-negative" if allow_zero else "positive"
             raise self.fail(f"Property: '{self.key(suffix)}' needs to be a {kind} integer, "
                             f"got {text!r}")
-        return int(text)
+        return number
 
     def unsupported_type(self) -> InvalidProjection:
         return self.fail(f"Unsupported column type: {self.hive_type}")

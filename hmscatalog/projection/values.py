@@ -1,4 +1,6 @@
-"""The partitions of a projected table that a query may read.
+"""A table's validated projection (:class:`Projection`, as
+:func:`~hmscatalog.projection.config.parse_projection` makes it) and the partitions of it that a
+query may read.
 
 For each column the predicate first narrows the candidates without generating them:
 
@@ -27,8 +29,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from hmscatalog import config
 from hmscatalog.errors import TooManyPartitions
 from hmscatalog.expressions.evaluator import TRUE, PartitionEvaluator
 from hmscatalog.expressions.literals import Uncomparable, coerce_literal
@@ -48,15 +51,50 @@ from hmscatalog.expressions.predicates import (
     Predicate,
 )
 from hmscatalog.partitions.codec import make_part_name
-from hmscatalog.projection.columns import GridProjection, InjectedProjection
+from hmscatalog.partitions.spec import PartitionColumn, PartitionSpec
+from hmscatalog.projection.columns import ColumnProjection, GridProjection, InjectedProjection
 from hmscatalog.projection.errors import UnsupportedProjectionFilter
-
-if TYPE_CHECKING:
-    from hmscatalog.projection.config import Projection
 
 Span = tuple[int, int]  # half-open range of indices; None means "not restricted"
 _EMPTY: Span = (0, 0)
 _PLACEHOLDER = re.compile(r"\$\{([^}]*)\}")
+# The table's default limit.
+DEFAULT_MAX_PARTITIONS = config.default(config.PROJECTION_MAX_PARTITIONS, int)
+
+
+@dataclass(frozen=True)
+class Projection:
+    """A table's validated projection: one column projection per partition column, in order."""
+
+    table: str | None
+    table_location: str
+    columns: tuple[ColumnProjection, ...]
+    template: str | None = None
+    max_partitions: int = DEFAULT_MAX_PARTITIONS
+
+    @property
+    def spec(self) -> PartitionSpec:
+        return PartitionSpec(tuple(PartitionColumn(c.name, c.hive_type) for c in self.columns))
+
+    def column(self, name: str) -> ColumnProjection:
+        """The projection of partition column ``name`` (case-insensitive)."""
+        lowered = name.lower()
+        for column in self.columns:
+            if column.name == lowered:
+                return column
+        raise KeyError(name)
+
+    def scan(self, predicate: Predicate | None = None, *,
+             max_partitions: int | None = None) -> ProjectedScan:
+        """The partitions a query with this WHERE clause (on any columns) may read.
+
+        Raises:
+            UnsupportedProjectionFilter: an injected column is not pinned to values.
+            TooManyPartitions: more than ``max_partitions`` (default: the table's
+                ``hmscatalog.projection.max-partitions``, else 1,000,000) would be produced.
+        """
+        limit = self.max_partitions if max_partitions is None else max_partitions
+        return ProjectedScan(self, predicate, limit)
 
 
 @dataclass(frozen=True)
@@ -194,12 +232,6 @@ class ProjectedScan:
         chosen: Iterable[int] = range(*indices) if isinstance(indices, tuple) else indices
         return _Candidates(self, column.name, size,
                            lambda: ((column.typed_at(i), *column.strings_at(i)) for i in chosen))
-
-
-def scan_projection(projection: Projection, predicate: Predicate | None,
-                    max_partitions: int) -> ProjectedScan:
-    """See :meth:`Projection.scan`."""
-    return ProjectedScan(projection, predicate, max_partitions)
 
 
 def _product(columns: Sequence[_Candidates]) -> Iterator[tuple[tuple[Any, str, str], ...]]:

@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from hmscatalog import settings
+from hmscatalog import config
 from hmscatalog.errors import InvalidPartitionSpec, InvalidPartitionValue, TooManyPartitions
 from hmscatalog.expressions.evaluator import TRUE, PartitionEvaluator
 from hmscatalog.expressions.narrowing import pinned_values
@@ -40,12 +40,12 @@ from hmscatalog.partitions.spec import PartitionSpec
 from hmscatalog.partitions.types import format_value, parse_value
 from hmscatalog.sources.metastore import PartitionSelection
 from hmscatalog.storage.filesystems import Entry, Storage, open_storage
-from hmscatalog.storage.globs import Glob, State, compile_below, select_files
+from hmscatalog.storage.globs import Glob, State, select_files
 
 log = logging.getLogger(__name__)
 
-PROPERTY_PREFIX = settings.DISCOVERY_PREFIX
-ENABLED = settings.DISCOVERY_ENABLED
+PROPERTY_PREFIX = config.DISCOVERY_PREFIX
+ENABLED = config.DISCOVERY_ENABLED
 
 
 @dataclass(frozen=True)
@@ -65,10 +65,10 @@ class DiscoveryLimits:
         Raises:
             InvalidSetting: a value that is not a whole number (of at least 1 for the maxima).
         """
-        count = settings.read_count
-        return cls(warn_partitions=count(properties, settings.DISCOVERY_WARN_PARTITIONS, where),
-                   max_partitions=count(properties, settings.DISCOVERY_MAX_PARTITIONS, where),
-                   max_list_calls=count(properties, settings.DISCOVERY_MAX_LIST_CALLS, where))
+        count = config.read_count
+        return cls(warn_partitions=count(properties, config.DISCOVERY_WARN_PARTITIONS, where),
+                   max_partitions=count(properties, config.DISCOVERY_MAX_PARTITIONS, where),
+                   max_list_calls=count(properties, config.DISCOVERY_MAX_LIST_CALLS, where))
 
 
 def is_enabled(properties: Mapping[str, str], where: str = "discovery") -> bool:
@@ -82,8 +82,8 @@ def is_enabled(properties: Mapping[str, str], where: str = "discovery") -> bool:
         InvalidSetting: the value is neither true nor false, or a key under
             ``hmscatalog.discovery.`` (or a known key in another case) is unknown.
     """
-    settings.check_spelling(properties, where, settings.DISCOVERY_PREFIX)
-    return settings.read_flag(properties, ENABLED, where)
+    config.check_spelling(properties, where, config.DISCOVERY_PREFIX)
+    return config.read_flag(properties, ENABLED, where)
 
 
 @dataclass(frozen=True)
@@ -298,7 +298,7 @@ class _Walk:
                 f"{self.spec.names} or raise {PROPERTY_PREFIX}max-partitions")
 
 
-GLOB = settings.DISCOVERY_GLOB
+GLOB = config.DISCOVERY_GLOB
 
 
 @dataclass(frozen=True)
@@ -322,12 +322,11 @@ def select_partitions(table: Table, predicate: Predicate,
     if not table.location:
         raise InvalidPartitionSpec(f"discovery table {table.qualified_name} has no location")
     storage, root = open_storage(table.location, storage_options)
-    relative = table.parameters.get(GLOB)
-    discovery = discover(storage, root, table.partition_spec, predicate,
-                         DiscoveryLimits.from_properties(table.parameters,
-                                                         f"Table {table.qualified_name}"),
+    where = f"Table {table.qualified_name}"
+    limits = DiscoveryLimits.from_properties(table.parameters, where)
+    discovery = discover(storage, root, table.partition_spec, predicate, limits,
                          where=f"table {table.qualified_name}",
-                         glob=compile_below(root, relative) if relative else None)
+                         glob=config.read_glob(table.parameters, where, root))
     partitions, files = [], {}
     for found in discovery.partitions:
         location = storage.uri(found.path)

@@ -17,6 +17,7 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
+from hmscatalog import config
 from hmscatalog.errors import InvalidUri
 from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.spark import plugin
@@ -24,16 +25,10 @@ from hmscatalog.spark.catalog import HmsCatalog
 from hmscatalog.spark.hooks import SessionHooks
 from hmscatalog.spark.jvm import JavaProxy, Jvm
 
-CONF_PREFIX = "spark.hmscatalog"
 
-
-def _conf(spark: Any, name: str, key: str) -> str | None:
-    """``spark.hmscatalog.<catalog>.<key>``, else ``spark.hmscatalog.<key>``."""
-    for full in (f"{CONF_PREFIX}.{name}.{key}", f"{CONF_PREFIX}.{key}"):
-        value = spark.conf.get(full, None)
-        if value:
-            return str(value)
-    return None
+def _conf(spark: Any) -> config.Getter:
+    """The session conf's ``get(key, None)``, for :mod:`hmscatalog.config`'s readers."""
+    return lambda key: spark.conf.get(key, None)
 
 
 def proxy_jvm(spark: Any) -> Jvm:
@@ -55,9 +50,7 @@ def proxy_jvm(spark: Any) -> Jvm:
 def storage_options(spark: Any, name: str | None = None) -> dict[str, str]:
     """S3 settings from the Spark conf: ``spark.hmscatalog[.<name>].s3.endpoint``, ``.region``,
     ``.access-key-id``, ``.secret-access-key``, ``.session-token``."""
-    keys = ("endpoint", "region", "access-key-id", "secret-access-key", "session-token")
-    found = {f"s3.{key}": _conf(spark, name or "", f"s3.{key}") for key in keys}
-    return {key: value for key, value in found.items() if value}
+    return config.catalog_storage_options(_conf(spark), name or "")
 
 
 @dataclass
@@ -116,19 +109,26 @@ def attach(spark: Any, name: str = "hms", uri: str | None = None,
 
     Settings not passed come from the Spark conf: ``spark.hmscatalog.<name>.uri`` or
     ``spark.hmscatalog.uri`` (comma-separated ``thrift://`` URIs), and likewise ``timeout``
-    (seconds). Attaching the same name again replaces the catalog in every session.
+    (seconds), and ``pool-size`` (metastore connections shared by the catalog's sessions).
+    Keys under ``spark.hmscatalog.`` are checked first
+    (:func:`hmscatalog.config.check_session_conf`). Attaching the same name again replaces the
+    catalog in every session.
 
     Returns:
         This session's catalog (its ``client`` is the metastore client it uses).
 
     Raises:
         InvalidUri: when no URI is given or configured, or it is malformed.
+        InvalidSetting: an unknown key under ``spark.hmscatalog.``, or a value of the wrong kind.
     """
-    uri = uri or _conf(spark, name, "uri")
+    config.check_session_conf(spark.conf.getAll.items(), [name])
+    get = _conf(spark)
+    uri = uri or config.catalog_setting(get, name, config.URI, str)
     if not uri:
+        own, shared = config.catalog_keys(name, config.URI)
         raise InvalidUri(f"no metastore URI for catalog {name!r}: pass uri= or set "
-                         f"{CONF_PREFIX}.{name}.uri (or {CONF_PREFIX}.uri)")
-    timeout = timeout_s or float(_conf(spark, name, "timeout") or 600)
+                         f"{own} (or {shared})")
+    timeout = timeout_s or config.catalog_setting(get, name, config.TIMEOUT, float)
     client = MetastoreClient(uri, timeout_s=timeout)
     jvm = proxy_jvm(spark)
     plugin.load(jvm.gateway.jvm)

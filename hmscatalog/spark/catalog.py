@@ -6,6 +6,7 @@ import shutil
 from dataclasses import replace
 from typing import Any
 
+from hmscatalog.config import check_properties
 from hmscatalog.errors import AlreadyExists, InvalidOperation, NoSuchNamespace, NoSuchTable
 from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.locations import local_path
@@ -15,7 +16,6 @@ from hmscatalog.metastore.model import (
     Table,
 )
 from hmscatalog.projection.config import check_projection_keys
-from hmscatalog.settings import check_properties
 from hmscatalog.sources.projection import projection_of
 from hmscatalog.spark import procedures
 from hmscatalog.spark.jvm import CATALOG_PKG, JavaProxy, Jvm, quoted

@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from hmscatalog.config import check_properties
 from hmscatalog.errors import InvalidPartitionSpec, StorageError
 from hmscatalog.metastore.model import EXTERNAL_TABLE, Storage, StorageFormat, Table
 from hmscatalog.partitions.inference import Inference
 from hmscatalog.partitions.types import parse_hive_type
-from hmscatalog.settings import check_properties
 from hmscatalog.sources.discovery import ENABLED, GLOB, PROPERTY_PREFIX, is_enabled
 from hmscatalog.sources.metastore import PartitionSelection
 from hmscatalog.sources.paths import (

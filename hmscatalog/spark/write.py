@@ -14,7 +14,7 @@ import datetime as dt
 import uuid
 from typing import Any, Literal
 
-from hmscatalog import settings
+from hmscatalog import config
 from hmscatalog.errors import DynamicPartitionError, HmsCatalogError, WriteFailed
 from hmscatalog.expressions.literals import Uncomparable, coerce_literal
 from hmscatalog.expressions.predicates import AlwaysTrue, Compare, EqualNullSafe
@@ -206,8 +206,8 @@ class HmsBatchWrite(JavaProxy):
         attributes = _by_name(jvm, info.schema())
         data_columns = [attributes[c.name] for c in table.columns]
         partition_columns = [attributes[c.name] for c in table.partition_keys]
-        if settings.read_flag(table.parameters, settings.PARTITION_COLUMNS_IN_DATA_FILE,
-                              f"Table {table.qualified_name}"):
+        if config.read_flag(table.parameters, config.PARTITION_COLUMNS_IN_DATA_FILE,
+                            f"Table {table.qualified_name}"):
             data_columns += partition_columns
         columns = jvm.seq(list(attributes.values()))
         data_schema = jvm.cls("org.apache.spark.sql.catalyst.types.DataTypeUtils") \

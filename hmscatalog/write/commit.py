@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from hmscatalog import settings
+from hmscatalog import config
 from hmscatalog.errors import HmsCatalogError, WriteFailed
 from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.locations import local_path, missing_directories
@@ -181,8 +181,8 @@ class TableCommit:
         record = self._record
         registered: list[str] = []
         # Read before anything changes: a bad value fails the write, not a finished commit.
-        keep = settings.read_count(self._table.parameters, settings.WRITE_KEEP_REPLACED_SECONDS,
-                                   f"Table {self._table.qualified_name}")
+        keep = config.read_count(self._table.parameters, config.WRITE_KEEP_REPLACED_SECONDS,
+                                 f"Table {self._table.qualified_name}")
         try:
             if check is not None:
                 check(len(staged))

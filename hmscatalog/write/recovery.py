@@ -22,7 +22,7 @@ import shutil
 import time
 from dataclasses import dataclass, field
 
-from hmscatalog import settings
+from hmscatalog import config
 from hmscatalog.errors import RecoveryFailed
 from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.model import Table
@@ -114,8 +114,8 @@ def recover(client: MetastoreClient, table: Table, locked: bool = False) -> Reco
                 f"table {table.qualified_name} has writes whose process died, and they cannot "
                 f"be finished or undone from here ({exc}); run hmscatalog recover <metastore "
                 f"uri> {table.qualified_name} where the table's directory is writable") from exc
-    keep = settings.read_count(table.parameters, settings.WRITE_KEEP_REPLACED_SECONDS,
-                               f"Table {table.qualified_name}")
+    keep = config.read_count(table.parameters, config.WRITE_KEEP_REPLACED_SECONDS,
+                             f"Table {table.qualified_name}")
     for record in due:
         steps.retire(record)
         journal.remove(record.write_id)

@@ -12,69 +12,42 @@ The messages are Hive's, which users search for.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from hmscatalog import config
 from hmscatalog.errors import DynamicPartitionError, InvalidPartitionSpec, InvalidPartitionValue
 from hmscatalog.partitions.codec import make_part_name
 
-ENABLED = "hive.exec.dynamic.partition"
-MODE = "hive.exec.dynamic.partition.mode"
-MAX_PARTITIONS = "hive.exec.max.dynamic.partitions"
-MAX_PER_NODE = "hive.exec.max.dynamic.partitions.pernode"
+ENABLED = config.HIVE_DYNAMIC_PARTITION
+MODE = config.HIVE_DYNAMIC_PARTITION_MODE
+MAX_PARTITIONS = config.HIVE_MAX_DYNAMIC_PARTITIONS
+MAX_PER_NODE = config.HIVE_MAX_DYNAMIC_PARTITIONS_PER_NODE
 
 
 @dataclass(frozen=True)
 class DynamicPartitionSettings:
     """Hive's dynamic-partition settings, with Hive's defaults."""
 
-    enabled: bool = True
-    strict: bool = True
-    max_partitions: int = 1000
-    max_partitions_per_node: int = 100
+    enabled: bool = config.default(ENABLED, bool)
+    strict: bool = config.default(MODE, str) == "strict"
+    max_partitions: int = config.default(MAX_PARTITIONS, int)
+    max_partitions_per_node: int = config.default(MAX_PER_NODE, int)
 
     @classmethod
-    def from_conf(cls, get: Callable[[str], str | None]) -> DynamicPartitionSettings:
+    def from_conf(cls, get: config.Getter) -> DynamicPartitionSettings:
         """Read the settings through ``get(key)`` (``None`` when unset); a key may also be set
-        as ``spark.hadoop.<key>`` (the plain key wins)."""
+        as ``spark.hadoop.<key>`` (the plain key wins).
 
-        def value(key: str) -> str | None:
-            found = get(key)
-            return found if found is not None else get(f"spark.hadoop.{key}")
-
-        defaults = cls()
-        enabled = value(ENABLED)
-        mode = value(MODE)
-        if mode is not None and mode.strip().lower() not in ("strict", "nonstrict"):
-            raise DynamicPartitionError(
-                f"{MODE} must be strict or nonstrict, not {mode!r}")
+        Raises:
+            DynamicPartitionError: a value of the wrong kind, naming the key as set.
+        """
         return cls(
-            enabled=defaults.enabled if enabled is None else _boolean(ENABLED, enabled),
-            strict=defaults.strict if mode is None else mode.strip().lower() == "strict",
-            max_partitions=_count(MAX_PARTITIONS, value(MAX_PARTITIONS),
-                                  defaults.max_partitions),
-            max_partitions_per_node=_count(MAX_PER_NODE, value(MAX_PER_NODE),
-                                           defaults.max_partitions_per_node),
+            enabled=config.hive_setting(get, ENABLED, bool),
+            strict=config.hive_setting(get, MODE, str) == "strict",
+            max_partitions=config.hive_setting(get, MAX_PARTITIONS, int),
+            max_partitions_per_node=config.hive_setting(get, MAX_PER_NODE, int),
         )
-
-
-def _boolean(key: str, text: str) -> bool:
-    lowered = text.strip().lower()
-    if lowered not in ("true", "false"):
-        raise DynamicPartitionError(f"{key} must be true or false, not {text!r}")
-    return lowered == "true"
-
-
-def _count(key: str, text: str | None, default: int) -> int:
-    if text is None:
-        return default
-    try:
-        number = int(text.strip())
-    except ValueError:
-        number = 0
-    if number <= 0:
-        raise DynamicPartitionError(f"{key} must be a positive integer, not {text!r}")
-    return number
 
 
 def check_partition_clause(

@@ -109,6 +109,28 @@ def test_read_options_are_checked_like_table_properties(spark: Any, tmp_path: Pa
         "hmscatalog.discovery.max-partitions": " 2 "}).count() == 4
 
 
+def test_catalog_keys_in_the_spark_conf_are_checked_at_attach(spark: Any,
+                                                              metastore_uri: str) -> None:
+    """A misspelt ``spark.hmscatalog.*`` key is refused, not ignored (the timeout would
+    silently stay at its default)."""
+    from hmscatalog.spark import attach
+
+    misspelt, known = "spark.hmscatalog.hms_conf.timout", "spark.hmscatalog.hms_conf.timeout"
+    spark.conf.set(misspelt, "5")
+    try:
+        with pytest.raises(InvalidSetting) as refused:
+            attach(spark, name="hms_conf", uri=metastore_uri)
+        assert str(refused.value) == (f"Spark conf: unknown setting '{misspelt}'; did you mean "
+                                      f"'{known}'?")
+    finally:
+        spark.conf.unset(misspelt)
+    spark.conf.set(known, "5")
+    try:
+        assert attach(spark, name="hms_conf", uri=metastore_uri).client.uris == [metastore_uri]
+    finally:
+        spark.conf.unset(known)
+
+
 # -- SHOW PARTITIONS ------------------------------------------------------------------------
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from hmscatalog import settings
+from hmscatalog import config
 from hmscatalog.errors import InvalidSetting
 from hmscatalog.partitions.types import parse_hive_type
 from hmscatalog.projection import InvalidProjection
@@ -23,22 +23,22 @@ COLUMNS = [("dt", parse_hive_type("string"))]
 def test_a_known_key_in_another_case_is_refused_naming_the_spelling_read(
         key: str, known: str) -> None:
     with pytest.raises(InvalidSetting) as refused:
-        settings.check_properties({key: "true"}, "Table db.t")
+        config.check_properties({key: "true"}, "Table db.t")
     assert str(refused.value) == (
         f"Table db.t: unknown property '{key}'; did you mean '{known}'?")
 
 
 def test_projection_enabled_is_in_the_table_but_its_value_is_left_to_projection() -> None:
     """Its value is judged by the projection parser, with Athena's wording."""
-    assert settings.SETTINGS[settings.PROJECTION_ENABLED].kind == "boolean"
-    settings.check_properties({"projection.enabled": "yes"}, "Table db.t")
+    assert config.SETTINGS[config.PROJECTION_ENABLED].kind == "boolean"
+    config.check_properties({"projection.enabled": "yes"}, "Table db.t")
 
 
 def test_every_key_hms_reads_is_in_the_table() -> None:
-    from hmscatalog.projection import config
+    from hmscatalog.projection import config as projection
 
-    assert {config.ENABLED, config.MAX_PARTITIONS} <= set(settings.SETTINGS)
-    assert settings.SETTINGS[config.MAX_PARTITIONS].default == config.DEFAULT_MAX_PARTITIONS
+    assert {projection.ENABLED, projection.MAX_PARTITIONS} <= set(config.SETTINGS)
+    assert config.SETTINGS[projection.MAX_PARTITIONS].default == projection.DEFAULT_MAX_PARTITIONS
 
 
 @pytest.mark.parametrize(("glob", "reason"), [
@@ -48,11 +48,11 @@ def test_every_key_hms_reads_is_in_the_table() -> None:
 ])
 def test_a_glob_that_cannot_compile_is_refused(glob: str, reason: str) -> None:
     with pytest.raises(InvalidSetting) as refused:
-        settings.check_properties({settings.DISCOVERY_GLOB: glob}, "Table db.t", "/tmp/t")
+        config.check_properties({config.DISCOVERY_GLOB: glob}, "Table db.t", "/tmp/t")
     assert str(refused.value) == (
         f"Table db.t: property 'hmscatalog.discovery.glob' must be a glob below the table "
         f"location, not {glob!r}: invalid glob '/tmp/t/{glob}': {reason}")
-    settings.check_properties({settings.DISCOVERY_GLOB: "dt=*/x-{1..3}.parquet"}, "t", "/tmp/t")
+    config.check_properties({config.DISCOVERY_GLOB: "dt=*/x-{1..3}.parquet"}, "t", "/tmp/t")
 
 
 def test_reading_the_discovery_switch_refuses_misspelt_discovery_keys() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hmscatalog import settings
+from hmscatalog import config
 from hmscatalog.errors import InvalidSetting
 from hmscatalog.partitions.types import parse_hive_type
 from hmscatalog.projection import InvalidProjection
@@ -17,7 +17,7 @@ from hmscatalog.sources.discovery import DiscoveryLimits, is_enabled
     ("1", None), ("", None),
 ])
 def test_booleans_are_true_or_false_only(text: str, expected: bool | None) -> None:
-    assert settings.parse_boolean(text) is expected
+    assert config.parse_boolean(text) is expected
 
 
 @pytest.mark.parametrize(("text", "minimum", "expected"), [
@@ -26,7 +26,7 @@ def test_booleans_are_true_or_false_only(text: str, expected: bool | None) -> No
 ])
 def test_counts_are_whole_numbers_at_or_above_a_minimum(text: str, minimum: int,
                                                         expected: int | None) -> None:
-    assert settings.parse_count(text, minimum) == expected
+    assert config.parse_count(text, minimum) == expected
 
 
 def test_a_misspelt_boolean_is_an_error_not_false() -> None:
@@ -47,25 +47,25 @@ def test_discovery_limits() -> None:
 
 
 def test_how_long_replaced_files_are_kept() -> None:
-    key = settings.WRITE_KEEP_REPLACED_SECONDS
-    assert settings.read_count({}, key, "Table db.t") == 300
-    assert settings.read_count({key: "0"}, key, "Table db.t") == 0
+    key = config.WRITE_KEEP_REPLACED_SECONDS
+    assert config.read_count({}, key, "Table db.t") == 300
+    assert config.read_count({key: "0"}, key, "Table db.t") == 0
     with pytest.raises(InvalidSetting, match=r"^Table db\.t: property 'hmscatalog\.write\."
                        r"keep-replaced-seconds' must be a whole number of at least 0, not '5m'$"):
-        settings.check_properties({key: "5m"}, "Table db.t")
+        config.check_properties({key: "5m"}, "Table db.t")
     with pytest.raises(InvalidSetting, match=r"did you mean 'hmscatalog\.write\.keep-replaced-"):
-        settings.check_properties({"hmscatalog.write.keep-replaced-secs": "5"}, "Table db.t")
+        config.check_properties({"hmscatalog.write.keep-replaced-secs": "5"}, "Table db.t")
 
 
 def test_unknown_keys_under_the_prefix_are_refused_with_a_suggestion() -> None:
     with pytest.raises(InvalidSetting, match=r"unknown property 'hmscatalog\.discovery\.enable'; "
                                              r"did you mean 'hmscatalog\.discovery\.enabled'\?"):
-        settings.check_properties({"hmscatalog.discovery.enable": "true"}, "Table db.t")
+        config.check_properties({"hmscatalog.discovery.enable": "true"}, "Table db.t")
     with pytest.raises(InvalidSetting, match=r"unknown property 'hmscatalog\.zzz'; known: "):
-        settings.check_properties({"hmscatalog.zzz": "1"}, "Table db.t")
-    settings.check_properties({"other.key": "x", "hmscatalog.discovery.glob": "*/x"}, "t")
+        config.check_properties({"hmscatalog.zzz": "1"}, "Table db.t")
+    config.check_properties({"other.key": "x", "hmscatalog.discovery.glob": "*/x"}, "t")
     with pytest.raises(InvalidSetting, match="partition_columns_in_data_file"):
-        settings.check_properties({"partition_columns_in_data_file": "yes"}, "Table db.t")
+        config.check_properties({"partition_columns_in_data_file": "yes"}, "Table db.t")
 
 
 def test_projection_keys_are_checked_even_when_projection_is_off() -> None:

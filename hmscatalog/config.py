@@ -1,0 +1,410 @@
+"""Every setting hmscatalog reads, in one table: its key, where it is read, its kind and
+default, and one parser per kind. No other module parses a setting's value.
+
+Settings are read from three places (:attr:`Setting.source`):
+
+``table``
+    Table properties, and the ``read_partitioned`` options that mirror them.
+``catalog``
+    The Spark session conf of a catalog attached with ``attach(spark, name)``:
+    ``spark.hmscatalog.<name>.<key>``, else ``spark.hmscatalog.<key>`` (an empty value counts
+    as unset). The table lists the second spelling.
+``hive``
+    Hive's own settings, from the Spark session conf, as ``<key>`` or
+    ``spark.hadoop.<key>`` (the plain key wins), with Hive's defaults.
+
+=========================================  =======  =========================  =========
+key                                        source   kind                       default
+=========================================  =======  =========================  =========
+hmscatalog.discovery.enabled               table    boolean                    false
+hmscatalog.discovery.warn-partitions       table    count                      5000
+hmscatalog.discovery.max-partitions        table    count, at least 1          50000
+hmscatalog.discovery.max-list-calls        table    count, at least 1          10000
+hmscatalog.discovery.glob                  table    glob below the location    (none)
+hmscatalog.projection.max-partitions       table    count, at least 1          1000000
+hmscatalog.write.keep-replaced-seconds     table    count                      300
+projection.enabled                         table    boolean                    false
+partition_columns_in_data_file             table    boolean                    false
+spark.hmscatalog.uri                       catalog  text (``thrift://`` URIs)  (none)
+spark.hmscatalog.timeout                   catalog  seconds (above 0)          600
+spark.hmscatalog.pool-size                 catalog  count, at least 1          2
+spark.hmscatalog.s3.<x> (see below)        catalog  text                       (none)
+hive.exec.dynamic.partition                hive     boolean                    true
+hive.exec.dynamic.partition.mode           hive     strict or nonstrict        strict
+hive.exec.max.dynamic.partitions           hive     count, at least 1          1000
+hive.exec.max.dynamic.partitions.pernode   hive     count, at least 1          100
+=========================================  =======  =========================  =========
+
+where ``<x>`` is ``endpoint``, ``region``, ``access-key-id``, ``secret-access-key`` or
+``session-token``. ``pool-size`` is the number of metastore connections per catalog.
+
+A typo must never change a result silently: ``hmscatalog.discovery.enabled='ture'`` used to
+turn discovery off (0 rows), and ``hmscatalog.discovery.enable`` was ignored. So booleans are
+``true`` or ``false`` (any case, surrounding blanks ignored, as Spark reads its own boolean
+settings), counts are whole numbers (an optional ``+``, decimal digits) at or above their
+minimum, seconds are positive decimal numbers, a choice is one of its words (any case), and a
+glob must compile; anything else is an error naming the key and the value. Unknown keys under
+our prefixes are refused with the closest known key: table properties under ``hmscatalog.``
+(and any key that differs from a known one only in case, since readers look keys up exactly, as
+Hive, Trino and Athena do) by :func:`check_properties`, at CREATE TABLE and ALTER TABLE before
+the metastore changes and on ``read_partitioned``'s options; Spark conf keys under
+``spark.hmscatalog.`` by :func:`check_session_conf`, at ``attach``. The readers use the same
+parsers at query time, for tables made by other tools.
+
+``projection.enabled`` is only spelt here: its value is read by
+:mod:`hmscatalog.projection.config`, with Athena's messages but :func:`parse_boolean`, and so is
+every ``projection.<column>.*`` key.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal, TypeVar
+
+from hmscatalog.errors import DynamicPartitionError, InvalidGlob, InvalidSetting
+
+if TYPE_CHECKING:
+    from hmscatalog.storage.globs import Glob
+
+# Table properties.
+PREFIX = "hmscatalog."
+DISCOVERY_PREFIX = "hmscatalog.discovery."
+DISCOVERY_ENABLED = "hmscatalog.discovery.enabled"
+DISCOVERY_WARN_PARTITIONS = "hmscatalog.discovery.warn-partitions"
+DISCOVERY_MAX_PARTITIONS = "hmscatalog.discovery.max-partitions"
+DISCOVERY_MAX_LIST_CALLS = "hmscatalog.discovery.max-list-calls"
+DISCOVERY_GLOB = "hmscatalog.discovery.glob"
+PROJECTION_MAX_PARTITIONS = "hmscatalog.projection.max-partitions"
+WRITE_KEEP_REPLACED_SECONDS = "hmscatalog.write.keep-replaced-seconds"
+PROJECTION_ENABLED = "projection.enabled"
+# Outside the prefix, for the spelling ClickHouse users know (SRS-045).
+PARTITION_COLUMNS_IN_DATA_FILE = "partition_columns_in_data_file"
+
+# Spark session conf of a catalog (spark.hmscatalog.<name>.<rest> first).
+CATALOG_PREFIX = "spark.hmscatalog."
+URI = "spark.hmscatalog.uri"
+TIMEOUT = "spark.hmscatalog.timeout"
+POOL_SIZE = "spark.hmscatalog.pool-size"  # metastore connections per catalog
+S3_ENDPOINT = "spark.hmscatalog.s3.endpoint"
+S3_REGION = "spark.hmscatalog.s3.region"
+S3_ACCESS_KEY_ID = "spark.hmscatalog.s3.access-key-id"
+S3_SECRET_ACCESS_KEY = "spark.hmscatalog.s3.secret-access-key"
+S3_SESSION_TOKEN = "spark.hmscatalog.s3.session-token"
+S3_KEYS = (S3_ENDPOINT, S3_REGION, S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY, S3_SESSION_TOKEN)
+
+# Hive's settings, from the Spark session conf (also as spark.hadoop.<key>).
+HIVE_DYNAMIC_PARTITION = "hive.exec.dynamic.partition"
+HIVE_DYNAMIC_PARTITION_MODE = "hive.exec.dynamic.partition.mode"
+HIVE_MAX_DYNAMIC_PARTITIONS = "hive.exec.max.dynamic.partitions"
+HIVE_MAX_DYNAMIC_PARTITIONS_PER_NODE = "hive.exec.max.dynamic.partitions.pernode"
+HADOOP_PREFIX = "spark.hadoop."
+
+Source = Literal["table", "catalog", "hive"]
+# boolean: true/false; count: a whole number; seconds: a positive number; choice: one of
+# Setting.choices; glob: a pattern below the table location; text: any string.
+Kind = Literal["boolean", "count", "seconds", "choice", "glob", "text"]
+Value = bool | int | float | str | None
+T = TypeVar("T", bool, int, float, str)
+# How session settings are looked up: the Spark conf's get(key, None).
+Getter = Callable[[str], str | None]
+SESSION = "Spark conf"  # the ``where`` of session settings in errors
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One known key: where it is read, what its value must be, what an absent key means."""
+
+    key: str
+    source: Source
+    kind: Kind
+    default: Value
+    minimum: int = 0  # counts only
+    choices: tuple[str, ...] = ()  # choices only, lower case
+    # False where another parser owns the value (projection's, with Athena's wording).
+    checked_here: bool = True
+
+
+SETTINGS: dict[str, Setting] = {s.key: s for s in (
+    Setting(DISCOVERY_ENABLED, "table", "boolean", False),
+    Setting(DISCOVERY_WARN_PARTITIONS, "table", "count", 5_000),
+    Setting(DISCOVERY_MAX_PARTITIONS, "table", "count", 50_000, minimum=1),
+    Setting(DISCOVERY_MAX_LIST_CALLS, "table", "count", 10_000, minimum=1),
+    Setting(DISCOVERY_GLOB, "table", "glob", None),
+    Setting(PROJECTION_MAX_PARTITIONS, "table", "count", 1_000_000, minimum=1),
+    Setting(WRITE_KEEP_REPLACED_SECONDS, "table", "count", 300),
+    Setting(PROJECTION_ENABLED, "table", "boolean", False, checked_here=False),
+    Setting(PARTITION_COLUMNS_IN_DATA_FILE, "table", "boolean", False),
+    Setting(URI, "catalog", "text", ""),
+    Setting(TIMEOUT, "catalog", "seconds", 600.0),
+    Setting(POOL_SIZE, "catalog", "count", 2, minimum=1),
+    *(Setting(key, "catalog", "text", "") for key in S3_KEYS),
+    Setting(HIVE_DYNAMIC_PARTITION, "hive", "boolean", True),
+    Setting(HIVE_DYNAMIC_PARTITION_MODE, "hive", "choice", "strict",
+            choices=("strict", "nonstrict")),
+    Setting(HIVE_MAX_DYNAMIC_PARTITIONS, "hive", "count", 1_000, minimum=1),
+    Setting(HIVE_MAX_DYNAMIC_PARTITIONS_PER_NODE, "hive", "count", 100, minimum=1),
+)}
+_TABLE = {key: s for key, s in SETTINGS.items() if s.source == "table"}
+# What follows spark.hmscatalog[.<name>]. in a catalog key: uri, timeout, s3.endpoint...
+CATALOG_SUFFIXES = [key[len(CATALOG_PREFIX):] for key, s in SETTINGS.items()
+                    if s.source == "catalog"]
+_BY_FOLDED_KEY = {key.lower(): key for key in _TABLE}
+# Hive's settings fail as the writes they govern do, so that Spark reports them alike.
+_ERRORS: dict[Source, type[InvalidSetting | DynamicPartitionError]] = {
+    "table": InvalidSetting, "catalog": InvalidSetting, "hive": DynamicPartitionError}
+
+_COUNT = re.compile(r"\+?[0-9]+")
+_SECONDS = re.compile(r"\+?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
+
+
+def parse_boolean(text: str) -> bool | None:
+    """``True``/``False`` for ``true``/``false`` in any case, else ``None``."""
+    lowered = text.strip().lower()
+    return {"true": True, "false": False}.get(lowered)
+
+
+def parse_count(text: str, minimum: int = 0) -> int | None:
+    """A whole number in decimal digits (an optional ``+``), at least ``minimum``; else
+    ``None``."""
+    stripped = text.strip()
+    if not _COUNT.fullmatch(stripped):
+        return None
+    number = int(stripped)
+    return number if number >= minimum else None
+
+
+def parse_seconds(text: str) -> float | None:
+    """A positive decimal number (``30``, ``2.5``); else ``None``."""
+    stripped = text.strip()
+    if not _SECONDS.fullmatch(stripped) or float(stripped) <= 0:
+        return None
+    return float(stripped)
+
+
+def parse_choice(text: str, choices: Iterable[str]) -> str | None:
+    """The choice ``text`` names (any case, surrounding blanks ignored), else ``None``."""
+    lowered = text.strip().lower()
+    return lowered if lowered in choices else None
+
+
+def parse(key: str, text: str, where: str, spelt: str | None = None) -> Value:
+    """The value ``text`` of setting ``key`` (not a glob: see :func:`parse_glob`).
+
+    ``spelt`` is the key as it was set (``spark.hmscatalog.hms.timeout``), named in errors.
+
+    Raises:
+        InvalidSetting: (:class:`DynamicPartitionError` for Hive's settings) the value is not
+            of the setting's kind; the message names ``where`` (``Table db.t``), the key and
+            the value.
+    """
+    setting = SETTINGS[key]
+    value: Value
+    if setting.kind == "boolean":
+        value, expected = parse_boolean(text), "true or false"
+    elif setting.kind == "count":
+        value = parse_count(text, setting.minimum)
+        expected = f"a whole number of at least {setting.minimum}"
+    elif setting.kind == "seconds":
+        value, expected = parse_seconds(text), "a positive number of seconds"
+    elif setting.kind == "choice":
+        value, expected = parse_choice(text, setting.choices), " or ".join(setting.choices)
+    elif setting.kind == "text":
+        return text
+    else:
+        raise TypeError(f"{key} is a glob setting: use parse_glob")
+    if value is None:
+        raise _invalid(setting, spelt, text, where, expected)
+    return value
+
+
+def parse_glob(key: str, text: str, where: str, location: str) -> Glob:
+    """Glob setting ``key`` compiled below ``location``, as the discovery walk compiles it.
+
+    Raises:
+        InvalidSetting: the glob does not compile; naming ``where``, the key and the value.
+    """
+    from hmscatalog.storage.globs import compile_below  # storage imports stay lazy here
+
+    try:
+        return compile_below(location, text)
+    except InvalidGlob as exc:
+        raise _invalid(SETTINGS[key], None, text, where, "a glob below the table location",
+                       f": {exc}") from None
+
+
+def default(key: str, kind: type[T]) -> T:
+    """The default of setting ``key``, whose values are of Python type ``kind``."""
+    return _expect(key, kind, SETTINGS[key].default)
+
+
+def _expect(key: str, kind: type[T], value: Value) -> T:
+    if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
+        raise TypeError(f"{key} is not a setting of {kind.__name__} values")
+    return value
+
+
+def _invalid(setting: Setting, spelt: str | None, text: str, where: str, expected: str,
+             detail: str = "") -> InvalidSetting | DynamicPartitionError:
+    noun = "property" if setting.source == "table" else "setting"
+    return _ERRORS[setting.source](f"{where}: {noun} '{spelt or setting.key}' must be "
+                                   f"{expected}, not {text!r}{detail}")
+
+
+# Table properties.
+
+def read(properties: Mapping[str, str], key: str, where: str) -> Value:
+    """The value of table setting ``key`` in ``properties`` (its default when absent); see
+    :func:`parse`."""
+    text = properties.get(key)
+    return SETTINGS[key].default if text is None else parse(key, text, where)
+
+
+def read_flag(properties: Mapping[str, str], key: str, where: str) -> bool:
+    """:func:`read` for a boolean setting."""
+    return _expect(key, bool, read(properties, key, where))
+
+
+def read_count(properties: Mapping[str, str], key: str, where: str) -> int:
+    """:func:`read` for a count setting."""
+    return _expect(key, int, read(properties, key, where))
+
+
+def read_glob(properties: Mapping[str, str], where: str, root: str) -> Glob | None:
+    """``hmscatalog.discovery.glob`` compiled below ``root``; ``None`` when unset or empty."""
+    text = properties.get(DISCOVERY_GLOB)
+    return parse_glob(DISCOVERY_GLOB, text, where, root) if text else None
+
+
+def check_spelling(properties: Mapping[str, str], where: str, prefix: str = PREFIX) -> None:
+    """Refuse table keys that no reader looks up: unknown keys under ``prefix``, and keys that
+    differ from a known key only in case (wherever they are).
+
+    Raises:
+        InvalidSetting: naming ``where`` and the key, and the known key closest to it.
+    """
+    for key in properties:
+        if key in _TABLE:
+            continue
+        lowered = key.lower()
+        if lowered in _BY_FOLDED_KEY:
+            raise InvalidSetting(f"{where}: unknown property '{key}'; did you mean "
+                                 f"'{_BY_FOLDED_KEY[lowered]}'?")
+        if lowered.startswith(prefix):
+            known = [k for k in _TABLE if k.startswith(prefix)]
+            close = difflib.get_close_matches(lowered, known, n=1)
+            hint = f"; did you mean '{close[0]}'?" if close else f"; known: {', '.join(known)}"
+            raise InvalidSetting(f"{where}: unknown property '{key}'{hint}")
+
+
+def check_properties(properties: Mapping[str, str], where: str, location: str = "") -> None:
+    """Refuse misspelt keys (:func:`check_spelling`) and values of the wrong kind.
+
+    Raises:
+        InvalidSetting: naming ``where``, the key and the value (and the known key closest to an
+            unknown one).
+    """
+    check_spelling(properties, where)
+    for key, text in properties.items():
+        setting = _TABLE.get(key)
+        if setting is None or not setting.checked_here:
+            continue
+        if setting.kind == "glob":
+            parse_glob(key, text, where, location)
+        else:
+            parse(key, text, where)
+
+
+# The Spark session conf of a catalog.
+
+def catalog_keys(name: str, key: str) -> tuple[str, str]:
+    """The two spellings of catalog setting ``key`` for catalog ``name``, in the order they
+    are looked up: ``spark.hmscatalog.<name>.<rest>``, ``spark.hmscatalog.<rest>``."""
+    return f"{CATALOG_PREFIX}{name}.{key[len(CATALOG_PREFIX):]}", key
+
+
+def catalog_setting(get: Getter, name: str, key: str, kind: type[T]) -> T:
+    """Catalog setting ``key`` of catalog ``name``, read through ``get`` (the Spark conf's
+    ``get(key, None)``); its default when neither spelling is set or both are empty (``""``
+    for text). ``kind`` is the Python type of its values.
+
+    Raises:
+        InvalidSetting: the value is not of the setting's kind (naming the key as set).
+    """
+    for spelt in catalog_keys(name, key):
+        text = get(spelt)
+        if text:
+            return _expect(key, kind, parse(key, str(text), SESSION, spelt=spelt))
+    return default(key, kind)
+
+
+def catalog_storage_options(get: Getter, name: str) -> dict[str, str]:
+    """The S3 settings of catalog ``name`` that are set, as storage options
+    (``s3.endpoint``...)."""
+    found = {key[len(CATALOG_PREFIX):]: catalog_setting(get, name, key, str) for key in S3_KEYS}
+    return {key: value for key, value in found.items() if value}
+
+
+def check_session_conf(items: Iterable[tuple[str, str]], catalog_names: Iterable[str]) -> None:
+    """Refuse Spark conf keys under ``spark.hmscatalog.`` that no reader looks up, and values of
+    the wrong kind. ``items`` are the session's ``(key, value)`` pairs
+    (``spark.conf.getAll.items()``).
+
+    ``spark.hmscatalog.<name>.<rest>`` is accepted for any ``name`` when ``<rest>`` is known,
+    since the conf may hold the settings of catalogs attached later; ``catalog_names`` (the
+    catalogs the caller knows) are offered in suggestions.
+
+    Raises:
+        InvalidSetting: naming the key, and the known key closest to it (or the value).
+    """
+    names = list(catalog_names)
+    for key, text in items:
+        if not key.lower().startswith(CATALOG_PREFIX):
+            continue
+        setting = _catalog_setting_of(key)
+        if setting is None:
+            raise InvalidSetting(f"{SESSION}: unknown setting '{key}'{_hint(key, names)}")
+        if text:
+            parse(setting, str(text), SESSION, spelt=key)
+
+
+def _catalog_setting_of(key: str) -> str | None:
+    """The catalog setting ``key`` spells (either spelling), if any."""
+    if not key.startswith(CATALOG_PREFIX):
+        return None
+    rest = key[len(CATALOG_PREFIX):]
+    suffix = rest if rest in CATALOG_SUFFIXES else rest.partition(".")[2]
+    return CATALOG_PREFIX + suffix if suffix in CATALOG_SUFFIXES else None
+
+
+def _hint(key: str, names: list[str]) -> str:
+    """``; did you mean '<closest known key>'?``, among the keys of no catalog, of the catalogs
+    ``names`` and of the one ``key`` seems to name."""
+    rest = key[len(CATALOG_PREFIX):]  # compared without the prefix all keys share
+    first, dot, _ = rest.partition(".")
+    scopes = ["", *(f"{name}." for name in [*names, first if dot else ""] if name)]
+    folded = {f"{scope}{suffix}".lower(): f"{scope}{suffix}"
+              for scope in scopes for suffix in CATALOG_SUFFIXES}
+    close = difflib.get_close_matches(rest.lower(), list(folded), n=1)
+    if close:
+        return f"; did you mean '{CATALOG_PREFIX}{folded[close[0]]}'?"
+    return f"; known: {CATALOG_PREFIX}[<catalog>.]{{{', '.join(CATALOG_SUFFIXES)}}}"
+
+
+# Hive's settings.
+
+def hive_setting(get: Getter, key: str, kind: type[T]) -> T:
+    """Hive setting ``key`` read through ``get`` (``None`` when unset): the plain key, else
+    ``spark.hadoop.<key>``; Hive's default when neither is set. ``kind`` is the Python type of
+    its values.
+
+    Raises:
+        DynamicPartitionError: the value is not of the setting's kind (naming the key as set).
+    """
+    for spelt in (key, HADOOP_PREFIX + key):
+        text = get(spelt)
+        if text is not None:
+            return _expect(key, kind, parse(key, str(text), SESSION, spelt=spelt))
+    return default(key, kind)
