@@ -2,7 +2,8 @@
 
 Thrift stays inside this package: callers pass and receive :mod:`hmscatalog.metastore.model`
 objects and catch :mod:`hmscatalog.errors` exceptions. Connection handling (failover, timeouts,
-retries) lives in :mod:`hmscatalog.metastore.connection`.
+retries) lives in :mod:`hmscatalog.metastore.connection`, and the pool of connections that
+concurrent calls share in :mod:`hmscatalog.metastore.pool`.
 """
 
 from __future__ import annotations
@@ -34,7 +35,6 @@ from hmscatalog.metastore.connection import (
     DEFAULT_CONNECT_TIMEOUT_S,
     DEFAULT_RETRIES,
     DEFAULT_TIMEOUT_S,
-    MetastoreConnection,
     parse_uris,
 )
 from hmscatalog.metastore.locations import local_path, missing_directories
@@ -48,6 +48,7 @@ from hmscatalog.metastore.model import (
     StorageFormat,
     Table,
 )
+from hmscatalog.metastore.pool import DEFAULT_POOL_SIZE, MetastorePool
 from hmscatalog.partitions.codec import make_part_name
 
 __all__ = ["MetastoreClient", "parse_uris", "ping"]
@@ -75,7 +76,10 @@ def _created_directories(paths: Iterable[Path]) -> Iterator[None]:
 
 
 class MetastoreClient:
-    """A typed Hive Metastore client. Calls are serialised; share one per thread or lock.
+    """A typed Hive Metastore client, safe to share between threads.
+
+    Concurrent calls each use a connection of their own from a pool of up to ``pool_size``
+    (opened as calls overlap); calls beyond that wait for a free connection.
 
     Args:
         uris: ``thrift://host:port`` addresses, tried in order (see
@@ -84,9 +88,11 @@ class MetastoreClient:
         connect_timeout_s: socket timeout while connecting.
         retries: how many times a call is retried after transport errors.
         backoff_s: first delay between retries, doubled each time.
+        pool_size: how many connections concurrent calls may open (a whole number >= 1).
 
     Raises:
         InvalidUri: at construction for malformed URIs; nothing connects until the first call.
+        InvalidSetting: at construction for a ``pool_size`` that is not a whole number >= 1.
     """
 
     def __init__(
@@ -96,9 +102,10 @@ class MetastoreClient:
         connect_timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S,
         retries: int = DEFAULT_RETRIES,
         backoff_s: float = DEFAULT_BACKOFF_S,
+        pool_size: int = DEFAULT_POOL_SIZE,
     ) -> None:
-        self._connection = MetastoreConnection(uris, timeout_s, connect_timeout_s, retries,
-                                               backoff_s)
+        self._connection = MetastorePool(uris, timeout_s, connect_timeout_s, retries, backoff_s,
+                                         pool_size)
         self._call = self._connection.call
 
     @property
@@ -107,7 +114,8 @@ class MetastoreClient:
 
     @property
     def connected_to(self) -> str | None:
-        """The address of the server the client is connected to, if any."""
+        """The address of the server the client is connected to (by the connection used
+        last), if any."""
         return self._connection.connected_to
 
     def __enter__(self) -> MetastoreClient:
@@ -117,7 +125,7 @@ class MetastoreClient:
         self.close()
 
     def close(self) -> None:
-        """Close the connection (the next call reconnects)."""
+        """Close every connection (calls under way finish first; the next call reconnects)."""
         self._connection.close()
 
     @contextlib.contextmanager

@@ -63,6 +63,19 @@ def parse_uris(uris: str | Sequence[str]) -> list[tuple[str, int]]:
     return result
 
 
+def is_loopback(addresses: Sequence[tuple[str, int]]) -> bool:
+    """Whether every ``(host, port)`` is on this machine."""
+    for host, _ in addresses:
+        if host == "localhost":
+            continue
+        try:
+            if not ipaddress.ip_address(host).is_loopback:
+                return False
+        except ValueError:
+            return False
+    return True
+
+
 def _message(exc: BaseException) -> str:
     text = getattr(exc, "message", None) or str(exc) or type(exc).__name__
     return " ".join(str(text).split())
@@ -108,15 +121,7 @@ class MetastoreConnection:
     @property
     def is_loopback(self) -> bool:
         """Whether every address is on this machine (so ``file:`` paths mean the same here)."""
-        for host, _ in self._addresses:
-            if host == "localhost":
-                continue
-            try:
-                if not ipaddress.ip_address(host).is_loopback:
-                    return False
-            except ValueError:
-                return False
-        return True
+        return is_loopback(self._addresses)
 
     def close(self) -> None:
         """Close the connection (the next call reconnects)."""
