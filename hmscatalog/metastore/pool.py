@@ -30,7 +30,7 @@ from hmscatalog.metastore.connection import (
     is_loopback,
     parse_uris,
 )
-from hmscatalog.settings import parse_count
+from hmscatalog.config import parse_count
 
 # As the ``clients`` setting of Iceberg's HiveCatalog.
 DEFAULT_POOL_SIZE = 2

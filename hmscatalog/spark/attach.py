@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import threading
 import warnings
+import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,19 +32,22 @@ def _conf(spark: Any) -> config.Getter:
     return lambda key: spark.conf.get(key, None)
 
 
+_JVMS: weakref.WeakKeyDictionary[Any, Jvm] = weakref.WeakKeyDictionary()
+
+
 def proxy_jvm(spark: Any) -> Jvm:
     """The session's JVM, ready for Python objects that implement Java interfaces (one per
     session, so that what it resolves once is kept)."""
     from pyspark.java_gateway import ensure_callback_server_started
 
-    jvm: Jvm | None = getattr(spark, "_hmscatalog_jvm", None)
+    jvm = _JVMS.get(spark)
     if jvm is None or jvm.jsession is not spark._jsparkSession:
         jvm = Jvm(spark)
         ensure_callback_server_started(jvm.gateway)
         # A Java exception raised in a callback reaches Spark as itself, not wrapped in a
         # Py4JException: that is how hms's errors keep their first line.
         jvm.gateway.python_parameters.propagate_java_exceptions = True
-        spark._hmscatalog_jvm = jvm
+        _JVMS[spark] = jvm
     return jvm
 
 
@@ -129,7 +133,8 @@ def attach(spark: Any, name: str = "hms", uri: str | None = None,
         raise InvalidUri(f"no metastore URI for catalog {name!r}: pass uri= or set "
                          f"{own} (or {shared})")
     timeout = timeout_s or config.catalog_setting(get, name, config.TIMEOUT, float)
-    client = MetastoreClient(uri, timeout_s=timeout)
+    client = MetastoreClient(uri, timeout_s=timeout,
+                             pool_size=config.catalog_setting(get, name, config.POOL_SIZE, int))
     jvm = proxy_jvm(spark)
     plugin.load(jvm.gateway.jvm)
     registry = jvm.cls(plugin.REGISTRY_CLASS)

@@ -42,8 +42,8 @@ class CatalogContext:
     """What a catalog's tables, scans and writes share: the JVM helpers, the metastore clients
     and the file listings kept per table.
 
-    Partition counts (for EXPLAIN's ``partitions=N/M``) run on a second connection, in parallel
-    with the partition selection, so they add no latency to a query.
+    Partition counts (for EXPLAIN's ``partitions=N/M``) run on another connection of the
+    client's pool, in parallel with the partition selection, so they add no latency to a query.
     """
 
     def __init__(self, jvm: Jvm, client: MetastoreClient | None,
@@ -52,7 +52,6 @@ class CatalogContext:
         self.client = client  # None for path reads, which have no metastore
         self.storage_options = dict(storage_options or {})
         self.listings = ListingCache(jvm)
-        self._counter: MetastoreClient | None = None
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hms-count")
 
     @property
@@ -63,9 +62,7 @@ class CatalogContext:
 
     def count_later(self, table: Table) -> Future[int]:
         """Start counting ``table``'s partitions; the future holds the count."""
-        if self._counter is None:
-            self._counter = MetastoreClient(self.metastore.uris)
-        return self._pool.submit(self._counter.count_partitions, table.database, table.name)
+        return self._pool.submit(self.metastore.count_partitions, table.database, table.name)
 
 
 def _describe(table: Table, selection: PartitionSelection, total: Future[int] | None) -> str:
