@@ -1,9 +1,11 @@
 """One predicate model for partition pruning.
 
 Predicates refer to columns by name and hold typed Python values (``int``, ``str``,
-``datetime.date``...; ``None`` is SQL NULL). Visitors in this package turn a predicate into a
-metastore filter string (:mod:`hmscatalog.expressions.metastore_filter`) or evaluate it against
-one partition's values with three-valued logic (:mod:`hmscatalog.expressions.evaluator`).
+``datetime.date``...; ``None`` is SQL NULL). Before use, a predicate is bound to a table's
+partition columns once (:func:`hmscatalog.expressions.binding.bind`); visitors then turn the bound
+predicate into a metastore filter string (:mod:`hmscatalog.expressions.metastore_filter`) or
+evaluate it against partitions with three-valued logic (:mod:`hmscatalog.expressions.evaluator`).
+Every visitor walks the tree with :func:`fold`.
 
 :class:`Cast` applies a predicate to a cast of a partition column (``CAST(dt AS DATE) > ...``);
 it is evaluated on the client only. :class:`Opaque` stands for a condition this model cannot
@@ -147,7 +149,8 @@ def fold(pred: Predicate, leaf: Callable[[Predicate], T], both: Callable[[T, T],
     ``Not``; ``both`` combines the two sides of an ``And``, ``either`` those of an ``Or``, and
     ``negate`` the child of a ``Not`` (without it, a ``Not`` is passed to ``leaf`` whole).
 
-    The one traversal of the predicate tree, for visitors to share.
+    The one traversal of the predicate tree: binding, evaluation, metastore filters, narrowing
+    and projection spans are each a ``fold`` with their own leaf rule.
     """
     def walk(node: Predicate) -> T:
         match node:
