@@ -126,7 +126,8 @@ def _leaf(node: Predicate) -> _Rendered:
         case BoundIn(column, values, False):
             text = _in_list(column, values)
             return text, text is not None and len(values) <= MAX_IN_VALUES
-        case BoundIn(column, values, True) if values:  # c <> v1 and c <> v2 ...
+        case BoundIn(column, values, True) if 0 < len(values) <= MAX_IN_VALUES:
+            # c <> v1 and c <> v2 ...; not for longer lists, whose filter would nest as deep
             parts = [(text, text is not None)
                      for text in (_compare(column, "<>", value) for value in values)]
             return reduce(_both, parts)
