@@ -1,8 +1,10 @@
-"""Predicates over partition columns and the visitors that push or evaluate them."""
+"""Predicates over partition columns, their binding to a table's columns, and the visitors that
+push or evaluate them."""
 
-from hmscatalog.expressions.evaluator import PartitionEvaluator
+from hmscatalog.expressions.binding import BoundPredicate, bind
 from hmscatalog.expressions.metastore_filter import (
     MetastoreFilter,
+    metastore_filter,
     quote_string,
     to_metastore_filter,
 )
@@ -23,11 +25,13 @@ from hmscatalog.expressions.predicates import (
     StartsWith,
     and_all,
     eq,
+    fold,
     in_,
 )
 
 __all__ = [
-    "AlwaysFalse", "AlwaysTrue", "And", "Cast", "Compare", "EqualNullSafe", "In", "IsNotNull",
-    "IsNull", "MetastoreFilter", "Not", "Opaque", "Or", "PartitionEvaluator", "Predicate",
-    "StartsWith", "and_all", "eq", "in_", "quote_string", "to_metastore_filter",
+    "AlwaysFalse", "AlwaysTrue", "And", "BoundPredicate", "Cast", "Compare", "EqualNullSafe",
+    "In", "IsNotNull", "IsNull", "MetastoreFilter", "Not", "Opaque", "Or", "Predicate",
+    "StartsWith", "and_all", "bind", "eq", "fold", "in_", "metastore_filter", "quote_string",
+    "to_metastore_filter",
 ]

@@ -1,50 +1,50 @@
-"""Three-valued evaluation of a predicate against one partition's values.
+"""Three-valued evaluation of a bound predicate against partition values.
 
 SQL's logic has three values: true, false and NULL. From partition values alone some conditions
 cannot be decided at all (:class:`Opaque`, data columns, literals of another type): such a
 condition may be any of the three. The evaluator therefore computes the *set of values a predicate
 can take* for a partition (a bit mask over true/false/NULL, combined with Kleene's rules), which
-stays exact through ``NOT``, ``AND`` and ``OR``. A partition is pruned only when "true" is not in
-that set: its rows could never pass the WHERE clause. Everything else is kept and filtered again
-by the engine, so pruning never changes a query's result.
+stays exact through ``AND``, ``OR`` and negated leaves. A partition is pruned only when "true" is
+not in that set: its rows could never pass the WHERE clause. Everything else is kept and filtered
+again by the engine, so pruning never changes a query's result.
+
+:func:`compile_truth` turns a bound predicate into nested functions once, so that evaluating a
+partition only reads its values and compares them with literals already of the column's type.
+The masks stay inside this package: callers ask :meth:`BoundPredicate.may_match`.
 """
 
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from hmscatalog.expressions.casts import UNKNOWN, cast_value
-from hmscatalog.expressions.literals import Uncomparable, coerce_literal
-from hmscatalog.expressions.predicates import (
-    AlwaysFalse,
-    AlwaysTrue,
-    And,
-    Cast,
-    Compare,
-    EqualNullSafe,
-    In,
-    IsNotNull,
-    IsNull,
-    Not,
-    Or,
-    Predicate,
-    StartsWith,
+from hmscatalog.expressions.bound import (
+    UNCOMPARABLE,
+    UNSET,
+    BoundCast,
+    BoundCompare,
+    BoundIn,
+    BoundIsNull,
+    BoundNullSafe,
+    BoundStartsWith,
 )
-from hmscatalog.partitions.spec import PartitionSpec
-from hmscatalog.partitions.types import parse_hive_type
-
-_MISSING = object()
-_OPS: dict[str, Callable[[Any, Any], bool]] = {
-    "=": operator.eq, "<>": operator.ne, "<": operator.lt,
-    "<=": operator.le, ">": operator.gt, ">=": operator.ge,
-}
+from hmscatalog.expressions.casts import UNKNOWN, cast_value
+from hmscatalog.expressions.predicates import AlwaysFalse, AlwaysTrue, Predicate, fold
+from hmscatalog.partitions.types import HiveType
 
 # A set of possible SQL truth values, as a bit mask.
 TRUE, FALSE, NULL = 1, 2, 4
 ANY = TRUE | FALSE | NULL
 _VALUES = (TRUE, FALSE, NULL)
+
+Truth = Callable[[Sequence[Any]], int]
+"""The set of truth values of a predicate for a sequence of partition values."""
+
+_OPS: dict[str, Callable[[Any, Any], Any]] = {
+    "=": operator.eq, "<>": operator.ne, "<": operator.lt,
+    "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+}
 
 
 def _kleene_and(a: int, b: int) -> int:
@@ -59,6 +59,11 @@ def _kleene_or(a: int, b: int) -> int:
     return NULL if NULL in (a, b) else FALSE
 
 
+def _lift(rule: Callable[[int, int], int]) -> list[list[int]]:
+    """``rule`` over sets of truth values, as a table indexed by two masks."""
+    return [[_combine(left, right, rule) for right in range(ANY + 1)] for left in range(ANY + 1)]
+
+
 def _combine(left: int, right: int, rule: Callable[[int, int], int]) -> int:
     result = 0
     for a in _VALUES:
@@ -69,125 +74,127 @@ def _combine(left: int, right: int, rule: Callable[[int, int], int]) -> int:
     return result
 
 
-def _negate(mask: int) -> int:
-    return (FALSE if mask & TRUE else 0) | (TRUE if mask & FALSE else 0) | (mask & NULL)
+_AND = _lift(_kleene_and)
+_OR = _lift(_kleene_or)
+_NOT = [(FALSE if mask & TRUE else 0) | (TRUE if mask & FALSE else 0) | (mask & NULL)
+        for mask in range(ANY + 1)]
 
 
-def _truth(value: bool) -> int:
-    return TRUE if value else FALSE
+def compile_truth(root: Predicate) -> Truth:
+    """The evaluation of a bound predicate (see :mod:`hmscatalog.expressions.bound`)."""
+    return fold(root, _leaf, _both, _either)
 
 
-class PartitionEvaluator:
-    """Evaluates predicates over partitions of one spec.
+def _both(left: Truth, right: Truth) -> Truth:
+    def truth(values: Sequence[Any]) -> int:
+        first = left(values)
+        return FALSE if first == FALSE else _AND[first][right(values)]
+    return truth
 
-    Args:
-        spec: the table's partition columns; other columns' conditions evaluate to unknown.
-    """
 
-    def __init__(self, spec: PartitionSpec) -> None:
-        self._spec = spec
-        self._types = {c.name: c.type for c in spec.columns}
-        self._casts: dict[tuple[str, str], PartitionEvaluator] = {}
+def _either(left: Truth, right: Truth) -> Truth:
+    def truth(values: Sequence[Any]) -> int:
+        first = left(values)
+        return TRUE if first == TRUE else _OR[first][right(values)]
+    return truth
 
-    def evaluate(self, pred: Predicate, values: Mapping[str, Any]) -> bool | None:
-        """``True`` if ``pred`` is certainly true, ``False`` if it can never be true (false or
-        NULL), ``None`` if partition values cannot decide.
 
-        Args:
-            values: lower-case column name → typed value.
-        """
-        mask = self.possible(pred, values)
-        if mask == TRUE:
-            return True
-        return False if not mask & TRUE else None
+def _constant(mask: int) -> Truth:
+    return lambda values: mask
 
-    def possible(self, pred: Predicate, values: Mapping[str, Any]) -> int:
-        """The set of truth values ``pred`` can take, as a mask of TRUE, FALSE and NULL."""
-        match pred:
-            case AlwaysTrue():
-                return TRUE
-            case AlwaysFalse():
-                return FALSE
-            case And(left, right):
-                first = self.possible(left, values)
-                if first == FALSE:
-                    return FALSE
-                return _combine(first, self.possible(right, values), _kleene_and)
-            case Or(left, right):
-                first = self.possible(left, values)
-                if first == TRUE:
-                    return TRUE
-                return _combine(first, self.possible(right, values), _kleene_or)
-            case Not(child):
-                return _negate(self.possible(child, values))
-            case IsNull(column):
-                current = self._value(column, values)
-                return ANY if current is _MISSING else _truth(current is None)
-            case IsNotNull(column):
-                current = self._value(column, values)
-                return ANY if current is _MISSING else _truth(current is not None)
-            case Compare(column, op, literal):
-                return self._compare(column, op, literal, values)
-            case EqualNullSafe(column, literal):
-                current = self._value(column, values)
-                if current is _MISSING:
-                    return ANY
-                if literal is None or current is None:
-                    return _truth(literal is None and current is None)
-                return self._compare(column, "=", literal, values)
-            case In(column, literals):
-                result = FALSE
-                for literal in literals:
-                    result = _combine(result, self._compare(column, "=", literal, values),
-                                      _kleene_or)
-                    if result == TRUE:
-                        break
-                return result
-            case Cast(column, to, inner):
-                return self._cast(column, to, inner, values)
-            case StartsWith(column, prefix):
-                current = self._value(column, values)
-                if current is None:
-                    return NULL
-                if current is _MISSING or not isinstance(current, str):
-                    return ANY
-                return _truth(current.startswith(prefix))
+
+def _leaf(node: Predicate) -> Truth:
+    match node:
+        case AlwaysTrue():
+            return _constant(TRUE)
+        case AlwaysFalse():
+            return _constant(FALSE)
+        case BoundIn(_, (), negated):
+            return _constant(TRUE if negated else FALSE)  # whatever the column holds
+        case BoundCast(column, to, inner) if column.position is not None:
+            assert column.type is not None
+            return _cast(column.position, column.type, to, compile_truth(inner))
+        case (BoundCompare() | BoundNullSafe() | BoundIn() | BoundIsNull()
+              | BoundStartsWith()) if node.column.position is not None:
+            truth = _positive(node, node.column.position)
+            if node.negated:
+                return lambda values: _NOT[truth(values)]
+            return truth
+    return _constant(ANY)  # Opaque, or a condition on another column
+
+
+def _positive(node: Predicate, position: int) -> Truth:
+    """A leaf on the column at ``position``, without its ``negated`` flag."""
+    match node:
+        case BoundCompare(_, op, literal):
+            compare = _OPS[op]
+            return lambda values: _compare(compare, _at(values, position), literal)
+        case BoundNullSafe(_, literal):
+            return lambda values: _null_safe(_at(values, position), literal)
+        case BoundIn(_, literals):
+            return lambda values: _in(_at(values, position), literals)
+        case BoundIsNull():
+            return lambda values: _null(_at(values, position))
+        case BoundStartsWith(_, prefix):
+            return lambda values: _starts_with(_at(values, position), prefix)
+    return _constant(ANY)
+
+
+def _at(values: Sequence[Any], position: int) -> Any:
+    return values[position] if position < len(values) else UNSET
+
+
+def _compare(compare: Callable[[Any, Any], Any], current: Any, literal: Any) -> int:
+    if current is UNSET:
+        return ANY
+    if current is None or literal is None:
+        return NULL
+    if literal is UNCOMPARABLE:
+        return ANY
+    try:
+        return TRUE if compare(current, literal) else FALSE
+    except TypeError:
         return ANY
 
-    def _cast(self, column: str, to: str, inner: Predicate, values: Mapping[str, Any]) -> int:
-        current = self._value(column, values)
-        if current is _MISSING:
-            return ANY
-        name = column.lower()
-        casted = cast_value(current, self._types[name], parse_hive_type(to))
-        if casted is UNKNOWN:
-            return ANY
-        evaluator = self._casts.get((name, to))
-        if evaluator is None:
-            evaluator = self._casts[(name, to)] = PartitionEvaluator(PartitionSpec.of((name, to)))
-        return evaluator.possible(inner, {name: casted})
 
-    def _value(self, column: str, values: Mapping[str, Any]) -> Any:
-        name = column.lower()
-        if name not in self._types:
-            return _MISSING
-        return values.get(name, _MISSING)
+def _null_safe(current: Any, literal: Any) -> int:
+    if current is UNSET:
+        return ANY
+    if literal is None or current is None:
+        return TRUE if literal is None and current is None else FALSE
+    return _compare(operator.eq, current, literal)
 
-    def _compare(
-        self, column: str, op: str, literal: Any, values: Mapping[str, Any]
-    ) -> int:
-        current = self._value(column, values)
-        if current is _MISSING:
-            return ANY
-        if current is None or literal is None:
-            return NULL
-        try:
-            typed = coerce_literal(literal, self._types[column.lower()])
-            return _truth(bool(_OPS[op](current, typed)))
-        except (Uncomparable, TypeError):
-            return ANY
 
-    def keeps(self, pred: Predicate, partition_values: tuple[Any, ...]) -> bool:
-        """Whether a partition with these typed values may hold matching rows."""
-        mapping = dict(zip(self._spec.names, partition_values, strict=True))
-        return bool(self.possible(pred, mapping) & TRUE)
+def _in(current: Any, literals: tuple[Any, ...]) -> int:
+    if current is UNSET:
+        return ANY
+    result = FALSE
+    for literal in literals:
+        result = _OR[result][_compare(operator.eq, current, literal)]
+        if result == TRUE:
+            break
+    return result
+
+
+def _null(current: Any) -> int:
+    if current is UNSET:
+        return ANY
+    return TRUE if current is None else FALSE
+
+
+def _starts_with(current: Any, prefix: str) -> int:
+    if current is None:
+        return NULL
+    if not isinstance(current, str):
+        return ANY  # also UNSET
+    return TRUE if current.startswith(prefix) else FALSE
+
+
+def _cast(position: int, source: HiveType, target: HiveType, inner: Truth) -> Truth:
+    def truth(values: Sequence[Any]) -> int:
+        current = _at(values, position)
+        if current is UNSET:
+            return ANY
+        casted = cast_value(current, source, target)
+        return ANY if casted is UNKNOWN else inner((casted,))
+    return truth

@@ -25,22 +25,19 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass
+from functools import reduce
 from typing import Any
 
-from hmscatalog.expressions.literals import Uncomparable, coerce_literal
-from hmscatalog.expressions.predicates import (
-    NEGATED_OP,
-    AlwaysTrue,
-    And,
-    Compare,
-    EqualNullSafe,
-    In,
-    IsNotNull,
-    IsNull,
-    Not,
-    Or,
-    Predicate,
+from hmscatalog.expressions.binding import BoundPredicate, bind
+from hmscatalog.expressions.bound import (
+    UNCOMPARABLE,
+    BoundCompare,
+    BoundIn,
+    BoundIsNull,
+    BoundNullSafe,
+    Column,
 )
+from hmscatalog.expressions.predicates import AlwaysTrue, Predicate, fold
 from hmscatalog.partitions.codec import DEFAULT_PARTITION_NAME
 from hmscatalog.partitions.spec import PartitionSpec
 from hmscatalog.partitions.types import HiveType
@@ -82,122 +79,104 @@ def quote_string(value: str) -> str | None:
     return None
 
 
-def negate(pred: Predicate) -> Predicate:
-    """Push a negation down one level so the result has no ``Not`` over pushable leaves."""
-    match pred:
-        case Not(child):
-            return child
-        case And(left, right):
-            return Or(negate(left), negate(right))
-        case Or(left, right):
-            return And(negate(left), negate(right))
-        case Compare(column, op, value):
-            return Compare(column, NEGATED_OP[op], value)
-        case In(column, values):
-            result: Predicate | None = None
-            for value in values:
-                leaf = Compare(column, "<>", value)
-                result = leaf if result is None else And(result, leaf)
-            return Not(pred) if result is None else result
-        case IsNull(column):
-            return IsNotNull(column)
-        case IsNotNull(column):
-            return IsNull(column)
-    return Not(pred)
+# The filter text (``None``: nothing sendable) and whether it expresses its predicate exactly.
+_Rendered = tuple[str | None, bool]
 
 
-class _Renderer:
-    def __init__(self, spec: PartitionSpec) -> None:
-        self._types = {c.name: c.type for c in spec.columns}
-
-    def column_type(self, column: str) -> HiveType | None:
-        name = column.lower()
-        if name not in self._types or not _IDENTIFIER.match(name) or name in _KEYWORDS:
-            return None
-        return self._types[name]
-
-    def literal(self, value: Any, hive_type: HiveType) -> str | None:
-        try:
-            typed = coerce_literal(value, hive_type)
-        except Uncomparable:
-            return None
-        if typed is None:
-            return None
-        if hive_type.is_string:
-            return quote_string(typed)
-        if hive_type.is_integral:
-            return str(typed)
-        if hive_type.kind == "date" and isinstance(typed, dt.date):
-            return f'"{typed.isoformat()}"'
-        return None
-
-    def compare(self, column: str, op: str, value: Any) -> str | None:
-        hive_type = self.column_type(column)
-        if hive_type is None:
-            return None
-        if hive_type.is_string and op != "=":
-            return None
-        if not (hive_type.is_string or hive_type.is_integral or hive_type.kind == "date"):
-            return None
-        literal = self.literal(value, hive_type)
-        return None if literal is None else f"{column.lower()} {op} {literal}"
-
-    def in_list(self, column: str, values: tuple[Any, ...]) -> str | None:
-        hive_type = self.column_type(column)
-        if hive_type is None or not values or any(v is None for v in values):
-            return None
-        if len(values) > MAX_IN_VALUES:
-            if not hive_type.is_integral:
-                return None
-            try:
-                typed = [coerce_literal(v, hive_type) for v in values]
-            except Uncomparable:
-                return None
-            low = self.compare(column, ">=", min(typed))
-            high = self.compare(column, "<=", max(typed))
-            return None if low is None or high is None else f"({low} and {high})"
-        parts = [self.compare(column, "=", v) for v in values]
-        if any(p is None for p in parts):
-            return None
-        return parts[0] if len(parts) == 1 else "(" + " or ".join(p for p in parts if p) + ")"
-
-    def render(self, pred: Predicate) -> tuple[str | None, bool]:
-        """(filter text or None, whether the text expresses ``pred`` exactly)."""
-        match pred:
-            case AlwaysTrue():
-                return None, True
-            case And(left, right):
-                (lt, lc), (rt, rc) = self.render(left), self.render(right)
-                if lt and rt:
-                    return f"({lt} and {rt})", lc and rc
-                return lt or rt, False
-            case Or(left, right):
-                (lt, lc), (rt, rc) = self.render(left), self.render(right)
-                if lt and rt:
-                    return f"({lt} or {rt})", lc and rc
-                return None, False
-            case Not(child):
-                pushed = negate(child)
-                if isinstance(pushed, Not):
-                    return None, False
-                return self.render(pushed)
-            case Compare(column, op, value):
-                text = self.compare(column, op, value)
-                return text, text is not None
-            case EqualNullSafe(column, value):
-                return self.render(IsNull(column) if value is None else Compare(column, "=", value))
-            case In(column, values):
-                text = self.in_list(column, values)
-                return text, text is not None and len(values) <= MAX_IN_VALUES
-            case IsNull(column):
-                hive_type = self.column_type(column)
-                if hive_type is not None and hive_type.is_string:
-                    return f'{column.lower()} = "{DEFAULT_PARTITION_NAME}"', True
-                return None, False
-        return None, False
+def metastore_filter(bound: BoundPredicate) -> MetastoreFilter:
+    """Render what the metastore can evaluate of a bound predicate."""
+    text, complete = fold(bound.root, _leaf, _both, _either)
+    return MetastoreFilter(text=text, residual=None if complete else bound.source)
 
 
 def to_metastore_filter(pred: Predicate, spec: PartitionSpec) -> MetastoreFilter:
     """Render what the metastore can evaluate of ``pred`` for a table with ``spec``."""
-    text, complete = _Renderer(spec).render(pred)
-    return MetastoreFilter(text=text, residual=None if complete else pred)
+    return metastore_filter(bind(pred, spec))
+
+
+def _both(left: _Rendered, right: _Rendered) -> _Rendered:
+    (lt, lc), (rt, rc) = left, right
+    if lt and rt:
+        return f"({lt} and {rt})", lc and rc
+    return lt or rt, False
+
+
+def _either(left: _Rendered, right: _Rendered) -> _Rendered:
+    (lt, lc), (rt, rc) = left, right
+    if lt and rt:
+        return f"({lt} or {rt})", lc and rc
+    return None, False
+
+
+def _leaf(node: Predicate) -> _Rendered:
+    match node:
+        case AlwaysTrue():
+            return None, True
+        case BoundCompare(column, op, value, False):
+            text = _compare(column, op, value)
+            return text, text is not None
+        case BoundNullSafe(column, None, False) | BoundIsNull(column, False):
+            hive_type = _column_type(column)
+            if hive_type is not None and hive_type.is_string:
+                return f'{column.name} = "{DEFAULT_PARTITION_NAME}"', True
+            return None, False
+        case BoundNullSafe(column, value, False):
+            text = _compare(column, "=", value)
+            return text, text is not None
+        case BoundIn(column, values, False):
+            text = _in_list(column, values)
+            return text, text is not None and len(values) <= MAX_IN_VALUES
+        case BoundIn(column, values, True) if 0 < len(values) <= MAX_IN_VALUES:
+            # c <> v1 and c <> v2 ...; not for longer lists, whose filter would nest as deep
+            parts = [(text, text is not None)
+                     for text in (_compare(column, "<>", value) for value in values)]
+            return reduce(_both, parts)
+    return None, False
+
+
+def _column_type(column: Column) -> HiveType | None:
+    """The column's type, if the filter grammar can name the column."""
+    if column.position is None or not _IDENTIFIER.match(column.name) or (
+            column.name in _KEYWORDS):
+        return None
+    return column.type
+
+
+def _literal(value: Any, hive_type: HiveType) -> str | None:
+    if value is None or value is UNCOMPARABLE:
+        return None
+    if hive_type.is_string:
+        return quote_string(value)
+    if hive_type.is_integral:
+        return str(value)
+    if hive_type.kind == "date" and isinstance(value, dt.date):
+        return f'"{value.isoformat()}"'
+    return None
+
+
+def _compare(column: Column, op: str, value: Any) -> str | None:
+    hive_type = _column_type(column)
+    if hive_type is None:
+        return None
+    if hive_type.is_string and op != "=":
+        return None
+    if not (hive_type.is_string or hive_type.is_integral or hive_type.kind == "date"):
+        return None
+    literal = _literal(value, hive_type)
+    return None if literal is None else f"{column.name} {op} {literal}"
+
+
+def _in_list(column: Column, values: tuple[Any, ...]) -> str | None:
+    hive_type = _column_type(column)
+    if hive_type is None or not values or any(v is None for v in values):
+        return None
+    if len(values) > MAX_IN_VALUES:
+        if not hive_type.is_integral or any(v is UNCOMPARABLE for v in values):
+            return None
+        low = _compare(column, ">=", min(values))
+        high = _compare(column, "<=", max(values))
+        return None if low is None or high is None else f"({low} and {high})"
+    parts = [_compare(column, "=", v) for v in values]
+    if any(p is None for p in parts):
+        return None
+    return parts[0] if len(parts) == 1 else "(" + " or ".join(p for p in parts if p) + ")"

@@ -9,56 +9,48 @@ The answer may be larger than the true set (it never drops a value the predicate
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
-from hmscatalog.expressions.literals import Uncomparable, coerce_literal
-from hmscatalog.expressions.predicates import (
-    AlwaysFalse,
-    And,
-    Compare,
-    EqualNullSafe,
-    In,
-    Or,
-    Predicate,
-)
-from hmscatalog.partitions.types import HiveType
+from hmscatalog.expressions.bound import UNCOMPARABLE, BoundCompare, BoundIn, BoundNullSafe
+from hmscatalog.expressions.predicates import AlwaysFalse, Predicate, fold
+
+Pinned = frozenset[Any] | None
 
 
-def pinned_values(pred: Predicate, column: str, hive_type: HiveType) -> frozenset[Any] | None:
-    """The non-NULL values of ``column`` (typed as ``hive_type``) that can make ``pred`` true,
-    or ``None`` when ``pred`` does not restrict the column to a finite set."""
-    column = column.lower()
-    match pred:
+def pinned_values(root: Predicate, position: int) -> Pinned:
+    """The non-NULL values of the column at ``position`` (of its type) that can make the bound
+    predicate ``root`` true, or ``None`` when it does not restrict the column to a finite set."""
+    return fold(root, partial(_leaf, position), _both, _either)
+
+
+def _leaf(position: int, node: Predicate) -> Pinned:
+    match node:
         case AlwaysFalse():
             return frozenset()
-        case EqualNullSafe(name, None) if name.lower() == column:
+        case BoundNullSafe(column, None, False) if column.position == position:
             return None  # pins the column to NULL, which this set does not express
-        case Compare(name, "=", value) | EqualNullSafe(name, value) if name.lower() == column:
-            return _typed([value], hive_type)
-        case In(name, values) if name.lower() == column:
-            return _typed(values, hive_type)
-        case And(left, right):
-            first = pinned_values(left, column, hive_type)
-            second = pinned_values(right, column, hive_type)
-            if first is None or second is None:
-                return first if second is None else second
-            return first & second
-        case Or(left, right):
-            first = pinned_values(left, column, hive_type)
-            second = pinned_values(right, column, hive_type)
-            return None if first is None or second is None else first | second
+        case (BoundCompare(column, "=", value, False)
+              | BoundNullSafe(column, value, False)) if column.position == position:
+            return _typed([value])
+        case BoundIn(column, values, False) if column.position == position:
+            return _typed(values)
     return None
 
 
-def _typed(values: Any, hive_type: HiveType) -> frozenset[Any] | None:
-    """Literals as values of the column's type; ``None`` (no pinning) if one cannot be
-    converted faithfully, since the engine's comparison might then still match."""
-    typed = set()
-    for value in values:
-        if value is None:
-            continue  # `= NULL` is never true
-        try:
-            typed.add(coerce_literal(value, hive_type))
-        except Uncomparable:
-            return None
-    return frozenset(typed)
+def _both(first: Pinned, second: Pinned) -> Pinned:
+    if first is None or second is None:
+        return first if second is None else second
+    return first & second
+
+
+def _either(first: Pinned, second: Pinned) -> Pinned:
+    return None if first is None or second is None else first | second
+
+
+def _typed(values: Any) -> Pinned:
+    """The literals as a set; ``None`` (no pinning) if one has no faithful value of the
+    column's type, since the engine's comparison might then still match."""
+    if any(value is UNCOMPARABLE for value in values):
+        return None
+    return frozenset(value for value in values if value is not None)  # `= NULL` is never true

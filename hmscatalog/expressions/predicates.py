@@ -1,9 +1,11 @@
 """One predicate model for partition pruning.
 
 Predicates refer to columns by name and hold typed Python values (``int``, ``str``,
-``datetime.date``...; ``None`` is SQL NULL). Visitors in this package turn a predicate into a
-metastore filter string (:mod:`hmscatalog.expressions.metastore_filter`) or evaluate it against
-one partition's values with three-valued logic (:mod:`hmscatalog.expressions.evaluator`).
+``datetime.date``...; ``None`` is SQL NULL). Before use, a predicate is bound to a table's
+partition columns once (:func:`hmscatalog.expressions.binding.bind`); visitors then turn the bound
+predicate into a metastore filter string (:mod:`hmscatalog.expressions.metastore_filter`) or
+evaluate it against partitions with three-valued logic (:mod:`hmscatalog.expressions.evaluator`).
+Every visitor walks the tree with :func:`fold`.
 
 :class:`Cast` applies a predicate to a cast of a partition column (``CAST(dt AS DATE) > ...``);
 it is evaluated on the client only. :class:`Opaque` stands for a condition this model cannot
@@ -13,10 +15,12 @@ evaluates to "unknown", so it never prunes.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import operator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
+T = TypeVar("T")
 CompareOp = Literal["=", "<>", "<", "<=", ">", ">="]
 NEGATED_OP: dict[str, CompareOp] = {
     "=": "<>", "<>": "=", "<": ">=", "<=": ">", ">": "<=", ">=": "<",
@@ -139,15 +143,42 @@ def and_all(predicates: Iterable[Predicate]) -> Predicate:
     return AlwaysTrue() if result is None else result
 
 
+def fold(pred: Predicate, leaf: Callable[[Predicate], T], both: Callable[[T, T], T],
+         either: Callable[[T, T], T], negate: Callable[[T], T] | None = None) -> T:
+    """Fold a predicate bottom-up: ``leaf`` maps every node other than ``And``, ``Or`` and
+    ``Not``; ``both`` combines the two sides of an ``And``, ``either`` those of an ``Or``, and
+    ``negate`` the child of a ``Not`` (without it, a ``Not`` is passed to ``leaf`` whole).
+
+    The one traversal of the predicate tree: binding, evaluation, metastore filters, narrowing
+    and projection spans are each a ``fold`` with their own leaf rule.
+    """
+    def walk(node: Predicate) -> T:
+        match node:
+            case And(left, right):
+                return both(walk(left), walk(right))
+            case Or(left, right):
+                return either(walk(left), walk(right))
+            case Not(child) if negate is not None:
+                return negate(walk(child))
+        return leaf(node)
+
+    return walk(pred)
+
+
+_COLUMN_LEAVES = (Compare, EqualNullSafe, In, IsNull, IsNotNull, StartsWith, Cast)
+
+
+def _same(value: T) -> T:
+    return value
+
+
 def columns_of(pred: Predicate) -> set[str]:
     """Lower-case names of the columns a predicate refers to."""
-    match pred:
-        case And(left, right) | Or(left, right):
-            return columns_of(left) | columns_of(right)
-        case Not(child):
-            return columns_of(child)
-        case Compare(column=c) | EqualNullSafe(column=c) | In(column=c) | IsNull(column=c):
-            return {c.lower()}
-        case IsNotNull(column=c) | StartsWith(column=c) | Cast(column=c):
-            return {c.lower()}
-    return set()
+    return fold(pred,
+                lambda n: {n.column.lower()} if isinstance(n, _COLUMN_LEAVES) else set(),
+                operator.or_, operator.or_, _same)
+
+
+def has_opaque(pred: Predicate) -> bool:
+    """Whether part of ``pred`` (outside casts) is :class:`Opaque`."""
+    return fold(pred, lambda n: isinstance(n, Opaque), operator.or_, operator.or_, _same)

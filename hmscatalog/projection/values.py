@@ -4,19 +4,20 @@ query may read.
 
 For each column the predicate first narrows the candidates without generating them:
 
-* equality and ``IN`` (:func:`pinned_values`) pick values, kept only if the projection produces
-  them (in the enum; on the integer range and interval grid; for dates, a string that parses and
-  formats back to itself onto the grid);
+* equality and ``IN`` (:meth:`BoundPredicate.pinned`) pick values, kept only if the projection
+  produces them (in the enum; on the integer range and interval grid; for dates, a string that
+  parses and formats back to itself onto the grid);
 * comparisons (``<``, ``<=``, ``>``, ``>=``, ``=``; BETWEEN is their ``AND``) under ``AND``,
   ``OR`` and ``NOT`` cut a range of indices, found by bisection, on columns whose typed values
   grow with the index (integers; dates; strings that sort as the values they show);
 * anything else keeps every value.
 
-That only ever over-approximates. The result is then made exact by the three-valued
-:class:`PartitionEvaluator`: a value is kept only if the predicate can still be true with it and
-every other column unknown, and a partition only if the predicate can be true for its values.
-So the partitions produced are exactly those of the full projection the evaluator does not rule
-out, whatever the predicate.
+The predicate is bound to the projection's columns once per scan (in negation normal form, so
+``NOT`` needs no handling of its own here). Narrowing only ever over-approximates. The result is
+then made exact by three-valued evaluation (:meth:`BoundPredicate.may_match`): a value is kept
+only if the predicate can still be true with it and every other column unknown, and a partition
+only if the predicate can be true for its values. So the partitions produced are exactly those of
+the full projection the evaluation does not rule out, whatever the predicate.
 
 The cartesian product across columns is generated lazily. :meth:`ProjectedScan.count` is the
 product of the per-column candidate counts (an upper bound of what iteration yields, computed
@@ -33,22 +34,21 @@ from typing import Any
 
 from hmscatalog import config
 from hmscatalog.errors import TooManyPartitions
-from hmscatalog.expressions.evaluator import TRUE, PartitionEvaluator
-from hmscatalog.expressions.literals import Uncomparable, coerce_literal
-from hmscatalog.expressions.narrowing import pinned_values
+from hmscatalog.expressions.binding import BoundPredicate, bind
+from hmscatalog.expressions.bound import (
+    UNCOMPARABLE,
+    UNSET,
+    BoundCompare,
+    BoundIn,
+    BoundIsNull,
+    BoundNullSafe,
+)
 from hmscatalog.expressions.predicates import (
     NEGATED_OP,
     AlwaysFalse,
     AlwaysTrue,
-    And,
-    Compare,
-    EqualNullSafe,
-    In,
-    IsNotNull,
-    IsNull,
-    Not,
-    Or,
     Predicate,
+    fold,
 )
 from hmscatalog.partitions.codec import make_part_name
 from hmscatalog.partitions.spec import PartitionColumn, PartitionSpec
@@ -103,7 +103,7 @@ class ProjectedPartition:
 
     Attributes:
         values: the value strings, as the metastore would store them.
-        typed: the typed values (as :func:`parse_value` gives them), for the evaluator.
+        typed: the typed values (as :func:`parse_value` gives them), for evaluation.
         name: the partition name (``dt=2024-01-05/hr=07``).
         location: where its files are: the template filled in, or the table location plus the
             Hive-escaped ``col=value`` path.
@@ -116,14 +116,15 @@ class ProjectedPartition:
 
 
 class _Candidates:
-    """One column's candidate values, generated on demand and checked by the evaluator with
+    """One column's candidate values, generated on demand and checked against the predicate with
     the other columns unknown. Later iterations replay the values already generated, so inner
     columns of the product are checked once per value, not once per outer combination."""
 
-    def __init__(self, scan: ProjectedScan, name: str, size: int,
+    def __init__(self, scan: ProjectedScan, position: int, size: int,
                  produce: Callable[[], Iterator[tuple[Any, str, str]]]) -> None:
         self.size = size
-        self._scan, self._name, self._produce = scan, name, produce
+        self._scan, self._produce = scan, produce
+        self._unset = (UNSET,) * position  # the columns before this one
         self._source: Iterator[tuple[Any, str, str]] | None = None
         self._cache: list[tuple[Any, str, str]] = []
         self._done = False
@@ -132,7 +133,7 @@ class _Candidates:
     def _next(self, source: Iterator[tuple[Any, str, str]]) -> tuple[Any, str, str] | None:
         for item in source:
             self._scan.candidates_generated += 1
-            if self._scan.possible({self._name: item[0]}):
+            if self._scan.bound.may_match((*self._unset, item[0])):
                 return item
         return None
 
@@ -170,9 +171,10 @@ class ProjectedScan:
                  max_partitions: int) -> None:
         self.projection = projection
         self.predicate = predicate if predicate is not None else AlwaysTrue()
+        self.bound = bind(self.predicate, projection.spec)
         self.candidates_generated = 0
-        self._evaluator = PartitionEvaluator(projection.spec)
-        self._columns = [self._candidates(column) for column in projection.columns]
+        self._columns = [self._candidates(position, column)
+                         for position, column in enumerate(projection.columns)]
         self._columns[0].outermost = True
         self._count = 1
         for column in self._columns:
@@ -190,17 +192,13 @@ class ProjectedScan:
         candidate counts); iteration yields this many or fewer."""
         return self._count
 
-    def possible(self, values: dict[str, Any]) -> bool:
-        """Whether the predicate can be true for these (lower-case name → typed) values."""
-        return bool(self._evaluator.possible(self.predicate, values) & TRUE)
-
     def __iter__(self) -> Iterator[ProjectedPartition]:
         if self._count == 0:
             return
         names = [c.name for c in self.projection.columns]
         for combination in _product(self._columns):
             typed = tuple(item[0] for item in combination)
-            if len(names) > 1 and not self.possible(dict(zip(names, typed, strict=True))):
+            if len(names) > 1 and not self.bound.may_match(typed):
                 continue
             values = tuple(item[1] for item in combination)
             texts = [item[2] for item in combination]
@@ -215,9 +213,10 @@ class ProjectedScan:
         by_name = dict(zip(names, texts, strict=True))
         return _PLACEHOLDER.sub(lambda m: by_name[m.group(1).lower()], template)
 
-    def _candidates(self, column: GridProjection | InjectedProjection) -> _Candidates:
+    def _candidates(self, position: int,
+                    column: GridProjection | InjectedProjection) -> _Candidates:
         if isinstance(column, InjectedProjection):
-            pinned = pinned_values(self.predicate, column.name, column.hive_type)
+            pinned = self.bound.pinned(column.name)
             if pinned is None:
                 raise UnsupportedProjectionFilter(
                     f"For the injected projected partition column {column.name}, the WHERE "
@@ -225,12 +224,12 @@ class ProjectedScan:
                     "such condition must be present."
                     + (f" (table {self.projection.table})" if self.projection.table else ""))
             ordered = _sorted(pinned)
-            return _Candidates(self, column.name, len(ordered),
+            return _Candidates(self, position, len(ordered),
                                lambda: ((v, *column.strings_of(v)) for v in ordered))
-        indices = _indices(column, self.predicate)
+        indices = _indices(column, position, self.bound)
         size = indices[1] - indices[0] if isinstance(indices, tuple) else len(indices)
         chosen: Iterable[int] = range(*indices) if isinstance(indices, tuple) else indices
-        return _Candidates(self, column.name, size,
+        return _Candidates(self, position, size,
                            lambda: ((column.typed_at(i), *column.strings_at(i)) for i in chosen))
 
 
@@ -250,63 +249,57 @@ def _sorted(values: Iterable[Any]) -> list[Any]:
         return sorted(values, key=repr)
 
 
-def _indices(column: GridProjection, pred: Predicate) -> Span | list[int]:
+def _indices(column: GridProjection, position: int, pred: BoundPredicate) -> Span | list[int]:
     """The candidate indices of a grid column: a span, or a sorted list of picked indices.
 
-    Values picked by ``=``/``IN`` are looked up directly (no bisection, so the cost does not
-    grow with the column's size); other conditions on them are checked value by value later.
+    Values picked by ``=``/``IN`` are looked up directly (no enumeration, so the cost does not
+    grow with the column's size), and kept only within the span of the other conditions;
+    conditions the span does not express are checked value by value later.
     """
-    pinned = pinned_values(pred, column.name, column.hive_type)
+    span = (fold(pred.root, lambda leaf: _span(leaf, column, position), _intersect, _union)
+            if column.monotone else None)
+    low, high = span if span is not None else (0, column.size)
+    pinned = pred.pinned(column.name)
     if pinned is not None:
-        return sorted({i for v in pinned if (i := column.index_of(v)) is not None})
-    span = _span(pred, column, False) if column.monotone else None
-    return span if span is not None else (0, column.size)
+        return sorted({i for v in pinned
+                       if (i := column.index_of(v)) is not None and low <= i < high})
+    return low, high
 
 
-def _span(pred: Predicate, column: GridProjection, negate: bool) -> Span | None:
-    """Indices where ``pred`` (negated if ``negate``) can be true, as one range that holds
-    them all, or ``None`` when ``pred`` does not restrict the column this way. Projected values
-    are never NULL, so ``NOT (c < x)`` is ``c >= x`` here."""
-    name = column.name
-    match pred:
+def _span(leaf: Predicate, column: GridProjection, position: int) -> Span | None:
+    """Indices where a leaf of a bound predicate can be true, as one range that holds them
+    all, or ``None`` when the leaf does not restrict the column this way (``AND`` intersects
+    ranges, ``OR`` joins them). Projected values are never NULL, so ``c IS NULL`` holds
+    nowhere, and a negated comparison is the opposite one."""
+    match leaf:
         case AlwaysTrue():
-            return _EMPTY if negate else None
+            return None
         case AlwaysFalse():
-            return None if negate else _EMPTY
-        case Not(child):
-            return _span(child, column, not negate)
-        case And(left, right) | Or(left, right):
-            first, second = _span(left, column, negate), _span(right, column, negate)
-            if isinstance(pred, And) != negate:
-                return _intersect(first, second)
-            return _union(first, second)
-        case Compare(c, op, value) if c.lower() == name:
+            return _EMPTY
+        case BoundCompare(c, op, value, negated) if c.position == position:
             if value is None:
                 return _EMPTY  # comparisons with NULL are never true, nor their negation
-            return _compare(column, NEGATED_OP[op] if negate else op, value)
-        case EqualNullSafe(c, value) if c.lower() == name:
-            if value is None:  # `c <=> NULL` is false for every projected value
-                return None if negate else _EMPTY
-            return None if negate else _compare(column, "=", value)
-        case In(c, values) if c.lower() == name and not negate:
+            return _compare(column, NEGATED_OP[op] if negated else op, value)
+        case BoundNullSafe(c, value, False) if c.position == position:
+            return _EMPTY if value is None else _compare(column, "=", value)
+        case BoundIn(c, values, False) if c.position == position:
             result: Span | None = _EMPTY
             for value in values:
                 if value is not None:
                     result = _union(result, _compare(column, "=", value))
             return result
-        case IsNull(c) if c.lower() == name:
-            return None if negate else _EMPTY
-        case IsNotNull(c) if c.lower() == name:
-            return _EMPTY if negate else None
+        case BoundIsNull(c, negated) if c.position == position:
+            return None if negated else _EMPTY
     return None
 
 
 def _compare(column: GridProjection, op: str, literal: Any) -> Span | None:
+    if literal is UNCOMPARABLE:
+        return None
     try:
-        typed = coerce_literal(literal, column.hive_type)
-        first_ge = _bisect(column, lambda v: v >= typed)
-        first_gt = _bisect(column, lambda v: v > typed)
-    except (Uncomparable, TypeError):
+        first_ge = _bisect(column, lambda v: v >= literal)
+        first_gt = _bisect(column, lambda v: v > literal)
+    except TypeError:
         return None
     size = column.size
     spans: dict[str, Span] = {

@@ -27,8 +27,7 @@ from typing import Any
 
 from hmscatalog import config
 from hmscatalog.errors import InvalidPartitionSpec, InvalidPartitionValue, TooManyPartitions
-from hmscatalog.expressions.evaluator import TRUE, PartitionEvaluator
-from hmscatalog.expressions.narrowing import pinned_values
+from hmscatalog.expressions.binding import BoundPredicate, bind
 from hmscatalog.expressions.predicates import Predicate
 from hmscatalog.metastore.model import Table
 from hmscatalog.partitions.codec import (
@@ -158,13 +157,13 @@ def discover(storage: Storage, root: str, spec: PartitionSpec, predicate: Predic
         TooManyPartitions: a limit of ``limits`` was exceeded (nothing has been read).
     """
     where = where or storage.uri(root)
-    walk = _Walk(storage, spec, predicate, limits, where, skip_bad_keys)
+    bound = bind(predicate, spec)
+    walk = _Walk(storage, spec, bound, limits, where, skip_bad_keys)
     level: list[_Item] = [(root.rstrip("/"), (), glob.start() if glob else None)]
     listed = 0
     for depth, column in enumerate(spec.columns):
         last = depth == len(spec) - 1
-        pinned = (pinned_values(predicate, column.name, column.type)
-                  if column.type.is_string else None)
+        pinned = bound.pinned(column.name) if column.type.is_string else None
         # Hive's spelling of the string __HIVE_DEFAULT_PARTITION__ means NULL: list instead.
         if pinned is not None and DEFAULT_PARTITION_NAME not in pinned:
             level = walk.probe(level, column.name, sorted(pinned),
@@ -193,7 +192,7 @@ def _step(state: State | None, name: str) -> tuple[bool, State | None]:
 
 
 class _Walk:
-    def __init__(self, storage: Storage, spec: PartitionSpec, predicate: Predicate,
+    def __init__(self, storage: Storage, spec: PartitionSpec, predicate: BoundPredicate,
                  limits: DiscoveryLimits, where: str, skip_bad_keys: bool) -> None:
         self.storage = storage
         self.skip_bad_keys = skip_bad_keys
@@ -201,7 +200,6 @@ class _Walk:
         self.predicate = predicate
         self.limits = limits
         self.where = where
-        self.evaluator = PartitionEvaluator(spec)
         self.start = storage.list_calls
         self.seen = 0
 
@@ -271,16 +269,14 @@ class _Walk:
         return found
 
     def _may_match(self, strings: tuple[str | None, ...]) -> bool:
-        bound: dict[str, Any] = {}
-        for column, text in zip(self.spec.columns, strings, strict=False):
-            if text is None:
-                bound[column.name] = None
-                continue
-            try:
-                bound[column.name] = parse_value(text, column.type)
-            except InvalidPartitionValue:
-                return True  # nothing can be decided about a value that does not parse
-        return bool(self.evaluator.possible(self.predicate, bound) & TRUE)
+        """Whether the predicate can be true below a directory with these values (of the
+        first columns; the columns below are unknown)."""
+        try:
+            typed = [parse_value(text, column.type)
+                     for column, text in zip(self.spec.columns, strings, strict=False)]
+        except InvalidPartitionValue:
+            return True  # nothing can be decided about a value that does not parse
+        return self.predicate.may_match(typed)
 
     def _check_calls(self, more: int) -> None:
         calls = self.storage.list_calls - self.start + more

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from hmscatalog.errors import InvalidFilter, InvalidPartitionValue
-from hmscatalog.expressions.evaluator import PartitionEvaluator
-from hmscatalog.expressions.metastore_filter import to_metastore_filter
+from hmscatalog.expressions.binding import bind
+from hmscatalog.expressions.metastore_filter import metastore_filter
 from hmscatalog.expressions.predicates import AlwaysFalse, AlwaysTrue, Predicate
 from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.model import Partition, Table
@@ -60,7 +60,8 @@ def select_partitions(
     total = client.count_partitions(table.database, table.name) if count_total else None
     if isinstance(predicate, AlwaysFalse):
         return PartitionSelection([], 0, total, None, True)
-    plan = to_metastore_filter(predicate, spec)
+    bound = bind(predicate, spec)
+    plan = metastore_filter(bound)
     text = plan.text
     fetched: list[Partition]
     if text is not None:
@@ -73,11 +74,10 @@ def select_partitions(
         fetched = client.list_partitions(table.database, table.name)
     if isinstance(predicate, AlwaysTrue):
         return PartitionSelection(fetched, len(fetched), total, text, False)
-    evaluator = PartitionEvaluator(spec)
     kept = []
     for part in fetched:
         values = _typed(part, table)
-        if values is None or evaluator.keeps(predicate, values):
+        if values is None or bound.may_match(values):
             kept.append(part)
     return PartitionSelection(kept, len(fetched), total, text,
                               plan.residual is not None or text is None)

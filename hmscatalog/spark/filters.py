@@ -29,6 +29,7 @@ from hmscatalog.expressions.predicates import (
     Predicate,
     StartsWith,
     columns_of,
+    has_opaque,
 )
 
 _COMPARISONS: dict[str, CompareOp] = {
@@ -99,20 +100,9 @@ def translate(spark_filter: Any) -> tuple[Predicate, set[str]]:
     """A Spark ``Filter`` as a predicate, with the lower-case names of the columns it refers to
     (asked of Spark only when part of the filter has no translation)."""
     predicate = to_predicate(spark_filter)
-    if _has_opaque(predicate):
+    if has_opaque(predicate):
         return predicate, {str(name).lower() for name in spark_filter.references()}
     return predicate, columns_of(predicate)
-
-
-def _has_opaque(pred: Predicate) -> bool:
-    match pred:
-        case Opaque():
-            return True
-        case And(left, right) | Or(left, right):
-            return _has_opaque(left) or _has_opaque(right)
-        case Not(child):
-            return _has_opaque(child)
-    return False
 
 
 def without_implied_not_null(conjuncts: list[Predicate]) -> list[Predicate]:
@@ -157,7 +147,7 @@ def translate_v2(predicate: Any) -> tuple[Predicate, set[str]]:
         result = _translate_v2(predicate)
     except _Untranslatable:
         result = Opaque(str(predicate.toString()))
-    if _has_opaque(result):
+    if has_opaque(result):
         names = {str(ref.fieldNames()[0]).lower() for ref in predicate.references()}
         return result, names
     return result, columns_of(result)

@@ -13,8 +13,8 @@ from hmscatalog.expressions import (
     In,
     IsNull,
     Not,
-    PartitionEvaluator,
     Predicate,
+    bind,
     to_metastore_filter,
 )
 from hmscatalog.expressions.casts import UNKNOWN, cast_value
@@ -61,7 +61,7 @@ AFTER_JAN_4 = Cast("dt", "date", Compare("dt", ">", dt.date(2024, 1, 4)))
 
 
 def _possible(pred: Predicate, dt_value: object, hr: object = 1) -> int:
-    return PartitionEvaluator(SPEC).possible(pred, {"dt": dt_value, "hr": hr})
+    return bind(pred, SPEC).truth_values((dt_value, hr))
 
 
 def test_cast_predicate_is_decided_where_the_cast_is_certain() -> None:

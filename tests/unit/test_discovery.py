@@ -12,8 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hmscatalog.errors import InvalidPartitionSpec, InvalidSetting, TooManyPartitions
-from hmscatalog.expressions import PartitionEvaluator
-from hmscatalog.expressions.narrowing import pinned_values
+from hmscatalog.expressions import bind
 from hmscatalog.expressions.predicates import (
     AlwaysTrue,
     And,
@@ -30,7 +29,7 @@ from hmscatalog.expressions.predicates import (
     eq,
 )
 from hmscatalog.partitions import PartitionSpec
-from hmscatalog.partitions.types import parse_hive_type
+from hmscatalog.partitions.types import HiveType, parse_hive_type
 from hmscatalog.sources.discovery import DiscoveryLimits, discover
 from hmscatalog.storage import open_storage
 
@@ -70,9 +69,8 @@ def _found(root: Path, pred: Predicate, spec: PartitionSpec = SPEC,
     return [p.values for p in result.partitions], result.listed, result.list_calls
 
 
-def _typed(row: tuple[str | None, ...]) -> dict[str, Any]:
-    return dict(zip(SPEC.names, SPEC.from_strings([v or "__HIVE_DEFAULT_PARTITION__"
-                                                   for v in row]), strict=True))
+def _typed(row: tuple[str | None, ...]) -> tuple[Any, ...]:
+    return SPEC.from_strings([v or "__HIVE_DEFAULT_PARTITION__" for v in row])
 
 
 def test_no_filter_finds_every_partition_and_skips_hidden_and_other_directories(
@@ -142,6 +140,10 @@ def test_limits(table: Path, caplog: pytest.LogCaptureFixture) -> None:
         DiscoveryLimits.from_properties({"hmscatalog.discovery.max-list-calls": "many"})
 
 
+def pinned_values(pred: Predicate, column: str, hive_type: HiveType) -> frozenset[Any] | None:
+    return bind(pred, [(column, hive_type)]).pinned(column)
+
+
 def test_pinned_values() -> None:
     text = parse_hive_type("string")
     number = parse_hive_type("int")
@@ -198,9 +200,8 @@ _PREDICATES = st.recursive(
 def test_discovery_keeps_exactly_what_full_evaluation_keeps(pred: Predicate,
                                                             tmp_path_factory: Any) -> None:
     root = _shared_tree(tmp_path_factory)
-    evaluator = PartitionEvaluator(SPEC)
-    expected = sorted((row for row in ALL
-                       if evaluator.possible(pred, _typed(row)) & 1), key=repr)
+    bound = bind(pred, SPEC)
+    expected = sorted((row for row in ALL if bound.may_match(_typed(row))), key=repr)
     values, _, _ = _found(root, pred)
     assert sorted(values, key=repr) == expected
 

@@ -104,6 +104,14 @@ def test_in_lists() -> None:
     assert to_metastore_filter(In("region", tuple(map(str, range(5000)))), SPEC).text is None
 
 
+def test_negated_in_lists() -> None:
+    assert to_metastore_filter(Not(In("hr", (1, 2, 3))), SPEC).text == (
+        "((hr <> 1 and hr <> 2) and hr <> 3)")
+    assert to_metastore_filter(Not(In("region", ("a", "b"))), SPEC).text is None
+    long = to_metastore_filter(Not(In("hr", tuple(range(5000)))), SPEC)
+    assert long.text is None and not long.complete  # a filter nested 5,000 deep is not sent
+
+
 def test_null_handling() -> None:
     assert to_metastore_filter(IsNull("region"), SPEC).text == (
         'region = "__HIVE_DEFAULT_PARTITION__"'

@@ -12,6 +12,7 @@ from hmscatalog.expressions.predicates import (
     Cast,
     Compare,
     In,
+    IsNull,
     Not,
     Opaque,
     Predicate,
@@ -328,6 +329,14 @@ def test_between_not_and_conditions_the_model_cannot_read() -> None:
     assert len(names(projection, Opaque("rand() < 0.5"))) == 6
     cast = Cast("a", "string", eq("a", "2"))
     assert names(projection, cast) == ["a=2/b=x", "a=2/b=y"]
+
+
+def test_picked_values_stay_within_the_range_conditions() -> None:
+    projection = two_columns()
+    assert projection.scan(In("a", (1, 3)) & Compare("a", "<", 2)).count() == 2  # a=1, b: 2
+    # NOT (a <> 1) picks a = 1, but a IS NULL holds for no projected value
+    impossible = Not(Compare("a", "<>", 1)) & IsNull("a")
+    assert projection.scan(impossible).count() == 0
 
 
 # -- templates --------------------------------------------------------------------------------
