@@ -20,6 +20,7 @@ from thrift.protocol.TProtocol import TProtocolException
 from thrift.Thrift import TApplicationException, TException
 from thrift.transport.TTransport import TTransportException
 
+from hmscatalog.config import parse_count
 from hmscatalog.errors import InvalidSetting
 from hmscatalog.metastore.connection import (
     DEFAULT_BACKOFF_S,
@@ -30,7 +31,6 @@ from hmscatalog.metastore.connection import (
     is_loopback,
     parse_uris,
 )
-from hmscatalog.config import parse_count
 
 # As the ``clients`` setting of Iceberg's HiveCatalog.
 DEFAULT_POOL_SIZE = 2

@@ -149,11 +149,11 @@ def test_the_graph_sees_imports_that_run_and_only_those() -> None:
     graph = import_graph()
     assert "hmscatalog.errors" in graph["hmscatalog.storage.globs"]
     # from a package import a submodule: the submodule.
-    assert "hmscatalog.spark.statements" in graph["hmscatalog.spark.attach"]
+    assert "hmscatalog.spark.plugin" in graph["hmscatalog.spark.attach"]
     assert "hmscatalog.spark" not in graph["hmscatalog.spark.attach"]
-    # statements imports attach inside a function; config imports globs inside a function and
+    # hooks imports attach under TYPE_CHECKING; config imports globs inside a function and
     # under TYPE_CHECKING: no edges.
-    assert "hmscatalog.spark.attach" not in graph["hmscatalog.spark.statements"]
+    assert "hmscatalog.spark.attach" not in graph["hmscatalog.spark.hooks"]
     assert "hmscatalog.storage.globs" not in graph["hmscatalog.config"]
     # Relative imports (the generated Thrift code) resolve.
     assert "hmscatalog.metastore._thrift.hive_metastore.ttypes" in graph[
