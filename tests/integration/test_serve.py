@@ -55,11 +55,13 @@ def served(metastore_uri: str, tmp_path_factory: pytest.TempPathFactory) -> Iter
             process.kill()
 
 
-def _query(port: int, sql: str) -> list[tuple[Any, ...]]:
+def _query(port: int, *statements: str) -> list[tuple[Any, ...]]:
+    """Run ``statements`` on one connection (one session); the last one's rows."""
     connection = hive.connect(host="127.0.0.1", port=port, username="test")
     try:
         cursor = connection.cursor()
-        cursor.execute(sql)
+        for sql in statements:
+            cursor.execute(sql)
         return [tuple(row) for row in cursor.fetchall()] if cursor.description else []
     finally:
         connection.close()
@@ -69,8 +71,8 @@ def test_pyhive_queries_hms_tables_with_pruning(served: int, client: MetastoreCl
                                                 unique_db: str, tmp_path: Path) -> None:
     t = f"hms.{unique_db}.events"
     _query(served, f"CREATE TABLE {t} (v INT, p STRING) USING parquet PARTITIONED BY (p)")
-    _query(served, "SET hive.exec.dynamic.partition.mode=nonstrict")
-    _query(served, f"INSERT INTO {t} VALUES (1, 'a'), (2, 'b'), (3, 'c')")
+    _query(served, "SET hive.exec.dynamic.partition.mode=nonstrict",
+           f"INSERT INTO {t} VALUES (1, 'a'), (2, 'b'), (3, 'c')")
     assert sorted(client.list_partition_names(unique_db, "events")) == ["p=a", "p=b", "p=c"]
     assert _query(served, f"SELECT v, p FROM {t} WHERE p = 'b'") == [(2, "b")]
     plan = "\n".join(str(r[0]) for r in _query(served, f"EXPLAIN SELECT v FROM {t} WHERE p = 'b'"))
