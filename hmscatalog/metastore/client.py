@@ -37,7 +37,6 @@ from hmscatalog.metastore.connection import (
     MetastoreConnection,
     parse_uris,
 )
-from hmscatalog.metastore.locations import local_path, missing_directories
 from hmscatalog.metastore.model import (
     EXTERNAL_TABLE,
     MANAGED_TABLE,
@@ -49,6 +48,7 @@ from hmscatalog.metastore.model import (
     Table,
 )
 from hmscatalog.partitions.codec import make_part_name
+from hmscatalog.storage.locations import local_path, missing_directories
 
 __all__ = ["MetastoreClient", "parse_uris", "ping"]
 

@@ -8,7 +8,6 @@ from typing import Any
 
 from hmscatalog.errors import AlreadyExists, InvalidOperation, NoSuchNamespace, NoSuchTable
 from hmscatalog.metastore.client import MetastoreClient
-from hmscatalog.metastore.locations import local_path
 from hmscatalog.metastore.model import (
     Column,
     Database,
@@ -21,6 +20,7 @@ from hmscatalog.spark.jvm import CATALOG_PKG, JavaProxy, Jvm, quoted
 from hmscatalog.spark.scan import CatalogContext
 from hmscatalog.spark.table import HmsTable
 from hmscatalog.spark.table_definition import TableDefinitions
+from hmscatalog.storage.locations import local_path
 from hmscatalog.write import recovery
 from hmscatalog.write.journal import table_home
 

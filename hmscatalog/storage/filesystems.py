@@ -17,7 +17,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from hmscatalog.errors import StorageError
-from hmscatalog.metastore.locations import local_path
+from hmscatalog.storage.locations import local_path
 
 LIST_THREADS = 16  # concurrent list calls on an object store
 

@@ -35,9 +35,9 @@ from typing import Literal
 from hmscatalog import settings
 from hmscatalog.errors import HmsCatalogError, WriteFailed
 from hmscatalog.metastore.client import MetastoreClient
-from hmscatalog.metastore.locations import local_path, missing_directories
 from hmscatalog.metastore.model import Partition, Table
 from hmscatalog.partitions.codec import make_part_name
+from hmscatalog.storage.locations import local_path, missing_directories
 from hmscatalog.write import faults, recovery, steps
 from hmscatalog.write.journal import (
     VERSION_PREFIX,

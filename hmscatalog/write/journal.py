@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Literal
 
 from hmscatalog.errors import HmsCatalogError
-from hmscatalog.metastore.locations import local_path
+from hmscatalog.storage.locations import local_path
 
 COMMITS_DIR = ".hms-commits"
 # Replaced files are written to <directory>/hms-v<write id> (see hmscatalog.write.commit).

@@ -12,7 +12,7 @@ import pytest
 
 from hmscatalog.errors import DynamicPartitionError, MetastoreUnavailable
 from hmscatalog.metastore.client import MetastoreClient
-from hmscatalog.metastore.locations import local_path
+from hmscatalog.storage.locations import local_path
 
 pytestmark = [pytest.mark.integration, pytest.mark.spark]
 
