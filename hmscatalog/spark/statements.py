@@ -11,7 +11,7 @@ clause checked against Hive's rules before it runs. Writes through the DataFrame
 
 The same wrapper runs ``MSCK REPAIR TABLE`` and ``ALTER TABLE ... RECOVER PARTITIONS`` on hms
 tables, which Spark refuses for tables outside its own catalog
-(``NOT_SUPPORTED_COMMAND_FOR_V2_TABLE``): :func:`~hmscatalog.sources.repair.repair_table` does
+(``NOT_SUPPORTED_COMMAND_FOR_V2_TABLE``): :func:`~hmscatalog.maintenance.repair.repair_table` does
 the work, with Spark's rules; answers ``SHOW PARTITIONS`` with the metastore's partition names,
 as the built-in catalog does; and lifts an hmscatalog error that Spark reports only deep inside
 a failed job (``[HMS_...]`` from a task) to the first line.
@@ -29,10 +29,10 @@ from pyspark.errors.exceptions.captured import CapturedException, convert_except
 from pyspark.sql.types import StructType
 
 from hmscatalog.errors import InvalidPartitionValue, NoSuchObject
+from hmscatalog.maintenance.repair import repair_table
 from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.partitions.codec import DEFAULT_PARTITION_NAME, parse_part_name
 from hmscatalog.partitions.types import format_value, parse_value
-from hmscatalog.sources.repair import repair_table
 from hmscatalog.spark.jvm import Jvm, quoted
 from hmscatalog.write.rules import DynamicPartitionSettings, check_partition_clause
 
