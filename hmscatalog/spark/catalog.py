@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from dataclasses import replace
 from typing import Any
 
@@ -20,6 +19,7 @@ from hmscatalog.spark.jvm import CATALOG_PKG, JavaProxy, Jvm, quoted
 from hmscatalog.spark.scan import CatalogContext
 from hmscatalog.spark.table import HmsTable
 from hmscatalog.spark.table_definition import TableDefinitions
+from hmscatalog.storage.filesystems import open_storage
 from hmscatalog.storage.locations import local_path
 from hmscatalog.write import recovery
 from hmscatalog.write.journal import table_home
@@ -307,7 +307,8 @@ class HmsCatalog(JavaProxy):
                 home != local_path((table.location or "").rstrip("/")):
             # The metastore deleted the version directory an overwrite moved the table's files
             # to; the table's own directory above it goes too.
-            shutil.rmtree(home, ignore_errors=True)
+            storage, path = open_storage(str(home))
+            storage.delete(path)
         return True
 
     def purgeTable(self, ident: Any) -> bool:

@@ -293,9 +293,9 @@ def test_a_failing_task_or_storage_leaves_the_table_unchanged(
                   "'d', CAST(id % 3 AS INT) FROM range(100)")
     assert _files(root) == before
     # Storage fails while the commit moves files (the third move).
-    from hmscatalog.write import steps
+    from hmscatalog.storage import local
 
-    real_rename = steps.os.rename
+    real_rename = local.os.rename
     moves = []
 
     def rename(source: Any, target: Any) -> None:
@@ -304,7 +304,7 @@ def test_a_failing_task_or_storage_leaves_the_table_unchanged(
             raise OSError(28, "No space left on device")
         real_rename(source, target)
 
-    monkeypatch.setattr(steps.os, "rename", rename)
+    monkeypatch.setattr(local.os, "rename", rename)
     with pytest.raises(Exception, match="No space left on device"):
         spark.sql(f"INSERT OVERWRITE TABLE hms.{db}.t "
                   "SELECT id, 'new', 'd', CAST(id % 3 AS INT) FROM range(100)")
