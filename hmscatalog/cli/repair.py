@@ -41,8 +41,8 @@ def add_parser(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from hmscatalog.maintenance.repair import repair_table
     from hmscatalog.metastore.client import MetastoreClient
-    from hmscatalog.sources.repair import repair_table
 
     drop = args.drop or args.sync
     add = args.add or args.sync or not drop

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 from thrift.Thrift import TException
@@ -37,7 +36,6 @@ from hmscatalog.metastore.connection import (
     DEFAULT_TIMEOUT_S,
     parse_uris,
 )
-from hmscatalog.metastore.locations import local_path, missing_directories
 from hmscatalog.metastore.model import (
     EXTERNAL_TABLE,
     MANAGED_TABLE,
@@ -50,29 +48,13 @@ from hmscatalog.metastore.model import (
 )
 from hmscatalog.metastore.pool import DEFAULT_POOL_SIZE, MetastorePool
 from hmscatalog.partitions.codec import make_part_name
+from hmscatalog.storage.filesystems import created_directories
+from hmscatalog.storage.locations import local_path
 
 __all__ = ["MetastoreClient", "parse_uris", "ping"]
 
 ADD_BATCH = 1000
 GET_BATCH = 500
-
-
-@contextlib.contextmanager
-def _created_directories(paths: Iterable[Path]) -> Iterator[None]:
-    """Create missing directories; remove those created here (if still empty) on failure."""
-    created: list[Path] = []
-    try:
-        for path in paths:
-            for directory in missing_directories(path):
-                with contextlib.suppress(FileExistsError):
-                    directory.mkdir()
-                    created.append(directory)
-        yield
-    except BaseException:
-        for directory in reversed(created):
-            with contextlib.suppress(OSError):
-                directory.rmdir()
-        raise
 
 
 class MetastoreClient:
@@ -409,9 +391,10 @@ class MetastoreClient:
         """Register partitions in batches; returns how many were added.
 
         The metastore creates each new partition's directory. For ``file:`` locations on a
-        metastore on this machine the client creates them first (many times faster than the
+        metastore on this machine they are created first, through
+        :func:`hmscatalog.storage.filesystems.created_directories` (many times faster than the
         server, which starts a process per directory); a batch that fails removes the
-        directories it created.
+        directories created for it.
 
         Args:
             create_local_dirs: create ``file:`` directories on the client; by default only when
@@ -426,7 +409,7 @@ class MetastoreClient:
         batch: list[t.Partition] = []
 
         def flush() -> int:
-            local = [p for p in (local_path(tp.sd.location) for tp in batch) if p] if (
+            local = [tp.sd.location for tp in batch if local_path(tp.sd.location)] if (
                 create_local_dirs
             ) else []
             if local and not if_not_exists:
@@ -438,7 +421,7 @@ class MetastoreClient:
                     raise AlreadyExists(
                         f"a partition of {table.qualified_name} in this batch already exists: "
                         f"{found[0].name(table.partition_spec)}")
-            with _created_directories(local):
+            with created_directories(local):
                 return register()
 
         def register() -> int:

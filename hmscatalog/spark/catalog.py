@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import shutil
 from dataclasses import replace
 from typing import Any
 
 from hmscatalog.config import check_properties
 from hmscatalog.errors import AlreadyExists, InvalidOperation, NoSuchNamespace, NoSuchTable
 from hmscatalog.metastore.client import MetastoreClient
-from hmscatalog.metastore.locations import local_path
 from hmscatalog.metastore.model import (
     Column,
     Database,
@@ -22,6 +20,8 @@ from hmscatalog.spark.jvm import CATALOG_PKG, JavaProxy, Jvm, quoted
 from hmscatalog.spark.scan import CatalogContext
 from hmscatalog.spark.table import HmsTable
 from hmscatalog.spark.table_definition import TableDefinitions
+from hmscatalog.storage.filesystems import open_storage
+from hmscatalog.storage.locations import local_path
 from hmscatalog.write import recovery
 from hmscatalog.write.journal import table_home
 
@@ -329,7 +329,8 @@ class HmsCatalog(JavaProxy):
                 home != local_path((table.location or "").rstrip("/")):
             # The metastore deleted the version directory an overwrite moved the table's files
             # to; the table's own directory above it goes too.
-            shutil.rmtree(home, ignore_errors=True)
+            storage, path = open_storage(str(home))
+            storage.delete(path)
         return True
 
     def purgeTable(self, ident: Any) -> bool:

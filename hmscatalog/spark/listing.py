@@ -22,8 +22,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from hmscatalog.metastore.locations import local_path
 from hmscatalog.spark.jvm import Jvm
+from hmscatalog.storage.locations import local_path
 
 
 def directory_stamps(locations: Iterable[str]) -> dict[str, int | None] | None:

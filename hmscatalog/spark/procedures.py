@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from hmscatalog.errors import InvalidOperation, InvalidSetting
 from hmscatalog.maintenance.partitions import register_partition, unregister_partition
-from hmscatalog.sources.repair import repair_table
+from hmscatalog.maintenance.repair import repair_table
 from hmscatalog.spark.jvm import CATALOG_PKG, JavaProxy, Jvm, quoted
 
 if TYPE_CHECKING:

@@ -1,5 +1,7 @@
-"""File systems by URI scheme: local disk and S3 (through pyarrow), with counted listings."""
+"""File systems by URI scheme: local disk and S3, with counted listings; every change hmscatalog
+makes to files (directories made, files moved, deleted, written) goes through here."""
 
-from hmscatalog.storage.filesystems import Entry, Storage, open_storage
+from hmscatalog.storage.filesystems import Entry, Storage, created_directories, open_storage
+from hmscatalog.storage.local import LocalStorage
 
-__all__ = ["Entry", "Storage", "open_storage"]
+__all__ = ["Entry", "LocalStorage", "Storage", "created_directories", "open_storage"]

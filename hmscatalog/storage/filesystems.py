@@ -1,23 +1,30 @@
-"""One listing interface over local disk and S3.
+"""One interface over local disk and S3: listings, and every change hmscatalog makes to files.
 
-Both go through ``pyarrow.fs`` so that discovery, globs and repair have one code path; every
-directory listing is counted, so EXPLAIN and the tests can say how many list calls a scan made.
-Paths inside a :class:`Storage` are what pyarrow uses: ``/abs/dir`` locally, ``bucket/key``
-on S3. :meth:`Storage.uri` turns them back into locations the metastore and Spark understand.
+Listing goes through ``pyarrow.fs`` on both, so that discovery, globs and repair have one code
+path; every directory listing is counted, so EXPLAIN and the tests can say how many list calls a
+scan made. Changes (directories made, files moved, deleted, written) go through ``pyarrow.fs``
+here and through ``os`` on local disk (:class:`~hmscatalog.storage.local.LocalStorage`), where
+the commit relies on what POSIX promises (an atomic rename, fsync). Paths inside a
+:class:`Storage` are what pyarrow uses: ``/abs/dir`` locally, ``bucket/key`` on S3.
+:meth:`Storage.uri` turns them back into locations the metastore and Spark understand;
+:func:`open_storage` is how callers get the storage of a location.
 """
 
 from __future__ import annotations
 
 import builtins
+import contextlib
+import errno
+import os
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlparse
 
 from hmscatalog.errors import StorageError
-from hmscatalog.metastore.locations import local_path
+from hmscatalog.storage.locations import local_path
 
 LIST_THREADS = 16  # concurrent list calls on an object store
 
@@ -33,7 +40,8 @@ class Entry:
 
 
 class Storage:
-    """A file system plus a counter of list calls.
+    """A file system plus a counter of list calls; reads and changes through ``pyarrow.fs``
+    (local disk: :class:`~hmscatalog.storage.local.LocalStorage`, from :func:`open_storage`).
 
     Attributes:
         scheme: ``file`` or ``s3``.
@@ -79,12 +87,121 @@ class Storage:
                 return list(pool.map(self.list, paths))
         return [self.list(path) for path in paths]
 
-    def exists(self, path: str) -> bool:
+    def exists(self, path: str, follow_links: bool = True) -> bool:
         """Whether a file or directory is at ``path``. On S3 this takes a HEAD and, when no
-        object has that exact key, a List as well, which is why :meth:`list` avoids it."""
+        object has that exact key, a List as well, which is why :meth:`list` avoids it.
+
+        Args:
+            follow_links: a symbolic link counts only when what it points to exists; with
+                ``False`` the link itself counts (local disk; S3 has no links).
+        """
         import pyarrow.fs as pafs
 
         return self.filesystem.get_file_info(path).type != pafs.FileType.NotFound
+
+    def read_text(self, path: str) -> str:
+        """The contents of the (small, UTF-8) file at ``path``.
+
+        Raises:
+            FileNotFoundError: nothing is there.
+        """
+        with self.filesystem.open_input_stream(path) as stream:
+            return bytes(stream.read()).decode("utf-8")
+
+    def modified(self, path: str) -> float:
+        """When the file at ``path`` was last changed, in seconds since the epoch.
+
+        Raises:
+            FileNotFoundError: nothing is there.
+        """
+        import pyarrow.fs as pafs
+
+        info = self.filesystem.get_file_info(path)
+        if info.type == pafs.FileType.NotFound:
+            raise FileNotFoundError(errno.ENOENT, "no such file", self.uri(path))
+        return float(info.mtime.timestamp())
+
+    # -- changes -----------------------------------------------------------------------------
+
+    def missing_dirs(self, path: str) -> builtins.list[str]:
+        """``path`` and those of its ancestors that do not exist, outermost first."""
+        missing = []
+        while path and not self.exists(path):
+            missing.append(path)
+            path = path.rpartition("/")[0]
+        return missing[::-1]
+
+    def make_dirs(self, path: str) -> builtins.list[str]:
+        """Create the directory ``path`` and its missing ancestors; returns the directories
+        this call created, outermost first (one that another process makes meanwhile is not
+        among them). On S3, where directories are only prefixes, an empty ``dir/`` object
+        marks each new one."""
+        missing = self.missing_dirs(path)
+        if missing:
+            self.filesystem.create_dir(path, recursive=True)
+        return missing
+
+    @contextlib.contextmanager
+    def created_dirs(self, paths: Sequence[str]) -> Iterator[None]:
+        """Make sure the directories ``paths`` exist for the block: the missing ones are made
+        first (:meth:`make_dirs`); if the block raises, those made here are removed again, as
+        far as they are still empty."""
+        created: builtins.list[str] = []
+        try:
+            for path in paths:
+                created += self.make_dirs(path)
+            yield
+        except BaseException:
+            for directory in reversed(created):
+                with contextlib.suppress(OSError):
+                    self.remove_dir(directory)
+            raise
+
+    def remove_dir(self, path: str) -> None:
+        """Remove the empty directory ``path``.
+
+        Raises:
+            FileNotFoundError: there is no directory at ``path``.
+            OSError: it is not empty.
+        """
+        entries = self.list(path)
+        if entries is None:
+            raise FileNotFoundError(errno.ENOENT, "no such directory", self.uri(path))
+        if entries:
+            raise OSError(errno.ENOTEMPTY, os.strerror(errno.ENOTEMPTY), self.uri(path))
+        self.filesystem.delete_dir(path)
+
+    def rename(self, source: str, target: str) -> None:
+        """Move the file at ``source`` to ``target``. On local disk one atomic rename; on S3 a
+        copy, then a delete."""
+        self.filesystem.move(source, target)
+
+    def delete(self, path: str) -> None:
+        """Delete the file at ``path``, or the directory with everything in it; nothing when
+        there is nothing. A directory goes as far as it can (what cannot be deleted stays,
+        silently); a file that cannot be deleted raises :class:`OSError`."""
+        import pyarrow.fs as pafs
+
+        kind = self.filesystem.get_file_info(path).type
+        if kind == pafs.FileType.Directory:
+            with contextlib.suppress(OSError):
+                self.filesystem.delete_dir(path)
+        elif kind != pafs.FileType.NotFound:
+            self.filesystem.delete_file(path)
+
+    def write_atomically(self, path: str, text: str) -> None:
+        """Replace the file at ``path`` by ``text`` in one step (making its directory if
+        needed): a reader sees the old contents or the new, never a part. On S3 a single PUT
+        does that; on local disk see :class:`~hmscatalog.storage.local.LocalStorage`."""
+        self.make_dirs(path.rpartition("/")[0])
+        with self.filesystem.open_output_stream(path) as out:
+            out.write(text.encode("utf-8"))
+
+    def touch(self, path: str) -> None:
+        """Set the modification time of the file at ``path`` to now (local disk only: an
+        object's time changes only with its contents)."""
+        raise StorageError(f"cannot touch {self.uri(path)}: {self.scheme} objects keep no "
+                           "modification time apart from their contents")
 
     def path_of(self, location: str) -> str | None:
         """The path of ``location`` in this storage, or ``None`` when it lives on another
@@ -153,9 +270,29 @@ def open_storage(uri: str, options: Mapping[str, str] | None = None) -> tuple[St
 
     scheme, path = _split(uri)
     if scheme == "file":
-        return Storage(pafs.LocalFileSystem(), "file"), path
+        from hmscatalog.storage.local import LocalStorage  # it extends Storage
+
+        return LocalStorage(), path
     try:
         filesystem = pafs.S3FileSystem(**s3_options(options or {}))
     except (OSError, ValueError, TypeError) as exc:
         raise StorageError(f"cannot open S3 for {uri!r}: {exc}") from exc
     return Storage(filesystem, scheme), path
+
+
+@contextlib.contextmanager
+def created_directories(locations: Sequence[str],
+                        options: Mapping[str, str] | None = None) -> Iterator[None]:
+    """:meth:`Storage.created_dirs` for locations (``file:/...``, ``s3://...``): the missing
+    directories are made before the block and removed again, while still empty, if it raises.
+    """
+    groups: dict[str, tuple[Storage, builtins.list[str]]] = {}
+    for location in locations:
+        scheme, path = _split(location)
+        if scheme not in groups:
+            groups[scheme] = (open_storage(location, options)[0], [])
+        groups[scheme][1].append(path)
+    with contextlib.ExitStack() as stack:
+        for storage, paths in groups.values():
+            stack.enter_context(storage.created_dirs(paths))
+        yield

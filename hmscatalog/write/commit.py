@@ -35,9 +35,10 @@ from typing import Literal
 from hmscatalog import config
 from hmscatalog.errors import HmsCatalogError, WriteFailed
 from hmscatalog.metastore.client import MetastoreClient
-from hmscatalog.metastore.locations import local_path, missing_directories
 from hmscatalog.metastore.model import Partition, Table
 from hmscatalog.partitions.codec import make_part_name
+from hmscatalog.storage.filesystems import Storage, open_storage
+from hmscatalog.storage.locations import local_path
 from hmscatalog.write import faults, recovery, steps
 from hmscatalog.write.journal import (
     VERSION_PREFIX,
@@ -88,15 +89,20 @@ def _target_name(write_id: str, name: str, counter: Iterator[int]) -> str:
     return f"part-{write_id}-{int(task):05d}-{int(number or 0)}{mark}{suffix}"
 
 
-def staged_partitions(staging: Path, depth: int) -> dict[str, list[Path]]:
+def staged_partitions(storage: Storage, staging: Path, depth: int) -> dict[str, list[Path]]:
     """Partition name (``k=v/...``, as written by Spark) → its staged data files."""
     found: dict[str, list[Path]] = {}
     if depth == 0:
-        files = steps.data_files(staging)
+        files = steps.data_files(storage, staging)
         return {"": files} if files else {}
-    for directory in sorted(staging.glob("/".join(["*"] * depth))):
-        if directory.is_dir() and not directory.name.startswith(("_", ".")):
-            files = steps.data_files(directory)
+    # The directories ``depth`` levels down (any name on the way), in path order.
+    level = [staging]
+    for _ in range(depth):
+        level = [Path(e.path) for directory in level
+                 for e in storage.list(str(directory)) or () if e.is_dir]
+    for directory in sorted(level):
+        if not directory.name.startswith(("_", ".")):
+            files = steps.data_files(storage, directory)
             if files:
                 found[directory.relative_to(staging).as_posix()] = files
     return found
@@ -112,8 +118,9 @@ class TableCommit:
         home = table_home(table.location)
         assert home is not None  # writable() refused every other location
         self._root = home
+        self._storage, _ = open_storage(str(home))
         self.staging = self._root / f"{STAGING_PREFIX}{write_id}"
-        self._journal = Journal(self._root)
+        self._journal = Journal(self._storage, self._root)
         self._record = CommitRecord(
             write_id=write_id, table=table.qualified_name, mode="append",
             owner=Owner.this_process(), staging=str(self.staging),
@@ -127,7 +134,7 @@ class TableCommit:
             return
         recovery.ACTIVE.add(self._record.write_id)
         self._journal.save(self._record)
-        self._heartbeat = Heartbeat(self._journal.path(self._record.write_id))
+        self._heartbeat = Heartbeat(self._storage, self._journal.path(self._record.write_id))
         faults.reached("begin")
 
     def commit(self, mode: Mode, static: Mapping[str, str] | None = None,
@@ -144,8 +151,8 @@ class TableCommit:
         """
         self.begin()
         try:
-            with TableLock(self._root, self._table.qualified_name, self._record.write_id,
-                           self.lock_timeout_s):
+            with TableLock(self._storage, self._root, self._table.qualified_name,
+                           self._record.write_id, self.lock_timeout_s):
                 faults.reached("locked")
                 recovery.recover(self._client, self._table, locked=True)
                 return self._commit(mode, static, check)
@@ -173,7 +180,7 @@ class TableCommit:
     def _commit(self, mode: Mode, static: Mapping[str, str] | None,
                 check: Callable[[int], None] | None) -> CommitResult:
         names = self._table.partition_spec.names
-        staged = staged_partitions(self.staging, len(names))
+        staged = staged_partitions(self._storage, self.staging, len(names))
         if mode == "overwrite" and not names:
             staged.setdefault("", [])  # an unpartitioned table is replaced, even by no rows
         elif mode == "overwrite" and static is not None and set(static) == set(names):
@@ -189,11 +196,11 @@ class TableCommit:
             existing = self._plan(mode, staged)
             self._journal.save(record)
             faults.reached("commit-record")
-            steps.move_files(record)
+            steps.move_files(self._storage, record)
             record.state = "committed"
             faults.reached("committed")
             self._journal.save(record)
-            steps.publish(self._client, self._table, record, registered,
+            steps.publish(self._client, self._storage, self._table, record, registered,
                           existing=list(existing.values()))
         except BaseException as exc:
             if record.state == "writing" or self._undo(registered):
@@ -210,7 +217,7 @@ class TableCommit:
         return result
 
     def _finish(self) -> None:
-        steps.remove_leftovers(self._record)
+        steps.remove_leftovers(self._storage, self._record)
         self._journal.remove(self._record.write_id)
 
     def _keep_replaced(self, keep: int) -> None:
@@ -237,11 +244,11 @@ class TableCommit:
                 existing[make_part_name(names, list(found.values))] = found
         counter = iter(range(1_000_000))
         trash = Path(record.trash)
-        created: dict[Path, None] = {}  # in order, outermost first
+        created: dict[str, None] = {}  # in order, outermost first
 
         def create(directory: Path) -> None:
-            if directory not in created:
-                created.update(dict.fromkeys(missing_directories(directory)))
+            if str(directory) not in created:
+                created.update(dict.fromkeys(self._storage.missing_dirs(str(directory))))
 
         # An unpartitioned table's location as it is now, under the lock.
         current = None if names else self._client.get_table(table.database, table.name)
@@ -250,7 +257,7 @@ class TableCommit:
             location = part.location if part is not None else \
                 current.location if current is not None else None
             target = writable(location) if location is not None else self._root / name
-            old = steps.data_files(target) if mode == "overwrite" else []
+            old = steps.data_files(self._storage, target) if mode == "overwrite" else []
             if location is not None and old:
                 # Replaced: the new files go to a directory of their own and the partition's
                 # (or table's) location switches to it in one metastore call; the old files
@@ -267,7 +274,7 @@ class TableCommit:
             create(target)
             record.moves += [(str(p), str(target / _target_name(record.write_id, p.name, counter)))
                              for p in files]
-        record.created_dirs = [str(d) for d in created]
+        record.created_dirs = list(created)
         record.new = [name for name in staged if names and name not in existing]
         record.updated = {name: dict(part.parameters) for name, part in existing.items()}
         if current is not None:
@@ -289,4 +296,4 @@ class TableCommit:
                 self._journal.save(record)
             except (OSError, HmsCatalogError) as exc:
                 log.error("could not save the record of write %s: %s", record.write_id, exc)
-        return not steps.roll_back(self._client, self._table, record)
+        return not steps.roll_back(self._client, self._storage, self._table, record)

@@ -40,7 +40,8 @@ from pathlib import Path
 from typing import Literal
 
 from hmscatalog.errors import HmsCatalogError
-from hmscatalog.metastore.locations import local_path
+from hmscatalog.storage.filesystems import Storage
+from hmscatalog.storage.locations import local_path
 
 COMMITS_DIR = ".hms-commits"
 # Replaced files are written to <directory>/hms-v<write id> (see hmscatalog.write.commit).
@@ -139,49 +140,39 @@ def table_home(location: str | None) -> Path | None:
     return path
 
 
-def _fsync_dir(directory: Path) -> None:
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 class Journal:
-    """The commit records of the table stored at ``root``."""
+    """The commit records of the table stored at ``root`` in ``storage``."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, storage: Storage, root: Path) -> None:
+        self.storage = storage
         self.directory = root / COMMITS_DIR
 
     def path(self, write_id: str) -> Path:
         return self.directory / f"{write_id}.json"
 
     def save(self, record: CommitRecord) -> None:
-        """Replace the record on disk in one step; it is durable when this returns."""
-        created = not self.directory.is_dir()
-        self.directory.mkdir(parents=True, exist_ok=True)
-        if created:
-            _fsync_dir(self.directory.parent)
-        final = self.path(record.write_id)
-        temporary = final.with_name(f".{final.name}.tmp")
-        with open(temporary, "w", encoding="utf-8") as out:
-            out.write(record.to_json())
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temporary, final)
-        _fsync_dir(self.directory)
+        """Replace the record on disk in one step; it is durable when this returns (see
+        :meth:`~hmscatalog.storage.local.LocalStorage.write_atomically`)."""
+        self.storage.write_atomically(str(self.path(record.write_id)), record.to_json())
 
     def remove(self, write_id: str) -> None:
-        self.path(write_id).unlink(missing_ok=True)
+        self.storage.delete(str(self.path(write_id)))
+
+    def _paths(self) -> list[Path]:
+        entries = self.storage.list(str(self.directory)) or []
+        return sorted(Path(e.path) for e in entries if e.name.endswith(".json"))
+
+    def has_records(self) -> bool:
+        """Whether any record is there (one listing)."""
+        return bool(self._paths())
 
     def records(self) -> list[tuple[CommitRecord, float]]:
         """Every record with the age of its heartbeat in seconds, oldest write first."""
-        if not self.directory.is_dir():
-            return []
         found = []
-        for path in sorted(self.directory.glob("*.json")):
+        for path in self._paths():
             try:
-                text, modified = path.read_text(encoding="utf-8"), path.stat().st_mtime
+                text = self.storage.read_text(str(path))
+                modified = self.storage.modified(str(path))
             except FileNotFoundError:
                 continue  # finished meanwhile
             found.append((CommitRecord.from_json(text, path), time.time() - modified))
@@ -192,7 +183,8 @@ class Heartbeat:
     """Touches a record every :data:`HEARTBEAT_S` seconds while its write runs, so that
     processes on other hosts can tell the owner is alive."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, storage: Storage, path: Path) -> None:
+        self._storage = storage
         self._path = path
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"hms-heartbeat-{path.stem}",
@@ -202,7 +194,7 @@ class Heartbeat:
     def _run(self) -> None:
         while not self._stop.wait(HEARTBEAT_S):
             try:
-                os.utime(self._path)
+                self._storage.touch(str(self._path))
             except FileNotFoundError:
                 return
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from types import TracebackType
 
 from hmscatalog.errors import HmsCatalogError
+from hmscatalog.storage.filesystems import Storage
 from hmscatalog.write.journal import COMMITS_DIR, Owner
 
 LOCK_TIMEOUT_S = 600.0
@@ -32,11 +33,13 @@ class CommitLockTimeout(HmsCatalogError):
 
 
 class TableLock:
-    """``with TableLock(root, table, write_id):`` holds the commit lock of the table at
-    ``root``, waiting at most ``timeout_s`` seconds for it."""
+    """``with TableLock(storage, root, table, write_id):`` holds the commit lock of the table
+    at ``root``, waiting at most ``timeout_s`` seconds for it. The lock is the kernel's: the
+    table is on local disk."""
 
-    def __init__(self, root: Path, table: str, write_id: str,
+    def __init__(self, storage: Storage, root: Path, table: str, write_id: str,
                  timeout_s: float = LOCK_TIMEOUT_S) -> None:
+        self._storage = storage
         self._path = root / COMMITS_DIR / "lock"
         self._table = table
         self._write_id = write_id
@@ -44,7 +47,7 @@ class TableLock:
         self._fd: int | None = None
 
     def __enter__(self) -> TableLock:
-        self._path.parent.mkdir(parents=True, exist_ok=True)
+        self._storage.make_dirs(str(self._path.parent))
         fd = os.open(self._path, os.O_RDWR | os.O_CREAT, 0o644)
         deadline = time.monotonic() + self._timeout_s
         while True:
@@ -69,7 +72,7 @@ class TableLock:
 
     def _holder(self) -> str:
         try:
-            holder = json.loads(self._path.read_text() or "{}")
+            holder = json.loads(self._storage.read_text(str(self._path)) or "{}")
             owner, since = holder["owner"], time.gmtime(holder["since"])
         except (OSError, ValueError, KeyError, TypeError):
             return "another write"

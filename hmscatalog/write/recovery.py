@@ -18,16 +18,17 @@ it is about to register.
 from __future__ import annotations
 
 import logging
-import shutil
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from hmscatalog import config
 from hmscatalog.errors import RecoveryFailed
 from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.model import Table
+from hmscatalog.storage.filesystems import open_storage
 from hmscatalog.write import steps
-from hmscatalog.write.journal import COMMITS_DIR, CommitRecord, Journal, Owner, table_home
+from hmscatalog.write.journal import CommitRecord, Journal, Owner, table_home
 from hmscatalog.write.lock import TableLock
 
 log = logging.getLogger(__name__)
@@ -71,11 +72,15 @@ def _dead(record: CommitRecord, heartbeat_age_s: float, locked: bool) -> bool:
     return not record.owner.alive(heartbeat_age_s)
 
 
+def _journal(root: Path) -> Journal:
+    return Journal(open_storage(str(root))[0], root)
+
+
 def needs_recovery(table: Table) -> bool:
-    """Whether the table's location holds commit records (one ``stat``; false off local disk)."""
+    """Whether the table's location holds commit records (one listing; false off local disk).
+    """
     root = table_home(table.location)
-    return root is not None and (root / COMMITS_DIR).is_dir() and \
-        any((root / COMMITS_DIR).glob("*.json"))
+    return root is not None and _journal(root).has_records()
 
 
 def recover(client: MetastoreClient, table: Table, locked: bool = False) -> Recovery:
@@ -90,12 +95,16 @@ def recover(client: MetastoreClient, table: Table, locked: bool = False) -> Reco
     """
     result = Recovery(table.qualified_name)
     root = table_home(table.location)
-    if root is None or not root.is_dir():
+    if root is None:
         return result
+    journal = _journal(root)
+    storage = journal.storage
     # Directories first, records second: a write saves its record before it makes its staging
     # directory, so a directory without a record in the later listing belongs to no live write.
-    leftovers = [p for p in root.iterdir() if p.name.startswith(_LEFTOVER_PREFIXES)]
-    journal = Journal(root)
+    entries = storage.list(str(root))
+    if entries is None:
+        return result
+    leftovers = [e.path for e in entries if e.name.startswith(_LEFTOVER_PREFIXES)]
     now = time.time()
     every = journal.records()
     records = [(r, age) for r, age in every if r.state != "done"]
@@ -103,11 +112,11 @@ def recover(client: MetastoreClient, table: Table, locked: bool = False) -> Reco
     live = [r for r, age in records if not _dead(r, age, locked)]
     owned = {path for r in live for path in (r.staging, r.trash)}
     result.running = [r.write_id for r in live]
-    if not due and len(live) == len(records) and all(str(p) in owned for p in leftovers):
+    if not due and len(live) == len(records) and all(p in owned for p in leftovers):
         return result
     if not locked:
         try:
-            with TableLock(root, table.qualified_name, "recovery"):
+            with TableLock(storage, root, table.qualified_name, "recovery"):
                 return recover(client, table, locked=True)
         except OSError as exc:  # say which table and how to finish, not only "Permission denied"
             raise RecoveryFailed(
@@ -117,16 +126,16 @@ def recover(client: MetastoreClient, table: Table, locked: bool = False) -> Reco
     keep = config.read_count(table.parameters, config.WRITE_KEEP_REPLACED_SECONDS,
                              f"Table {table.qualified_name}")
     for record in due:
-        steps.retire(record)
+        steps.retire(storage, record)
         journal.remove(record.write_id)
         result.retired.append(record.write_id)
     for record in (r for r, _ in records if r not in live):
         forward = record.state == "committed" or (
-            record.state == "committing" and steps.moves_done(record))
+            record.state == "committing" and steps.moves_done(storage, record))
         if forward:
-            steps.publish(client, table, record, [])
+            steps.publish(client, storage, table, record, [])
         elif record.state != "writing":
-            problems = steps.roll_back(client, table, record)
+            problems = steps.roll_back(client, storage, table, record)
             if problems:
                 raise RecoveryFailed(
                     f"write {record.write_id} into {table.qualified_name} could not be undone "
@@ -137,10 +146,10 @@ def recover(client: MetastoreClient, table: Table, locked: bool = False) -> Reco
         if forward:
             steps.keep_replaced(journal, record, keep)
         else:
-            steps.remove_leftovers(record)
+            steps.remove_leftovers(storage, record)
             journal.remove(record.write_id)
     for path in leftovers:
-        if str(path) not in owned and path.exists():
-            shutil.rmtree(path, ignore_errors=True)
-            result.removed.append(path.name)
+        if path not in owned and storage.exists(path):
+            storage.delete(path)
+            result.removed.append(path.rpartition("/")[2])
     return result

@@ -4,24 +4,24 @@ The process that commits a write and the recovery of a write whose process died 
 functions on the same record: :func:`move_files` applies the planned moves, :func:`publish`
 makes the metastore match the moved files, :func:`roll_back` puts files and metastore back as
 they were. Each step can be run again after it was interrupted: a move already made, a
-partition already registered or dropped is skipped.
+partition already registered or dropped is skipped. Files are moved, listed and deleted through
+the table's :class:`~hmscatalog.storage.filesystems.Storage`.
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import os
-import shutil
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
 from hmscatalog.errors import HmsCatalogError, NoSuchPartition
+from hmscatalog.metastore import model
 from hmscatalog.metastore.client import MetastoreClient
-from hmscatalog.metastore.model import Partition, Storage, StorageFormat, Table
+from hmscatalog.metastore.model import Partition, StorageFormat, Table
 from hmscatalog.partitions.codec import make_part_name, parse_part_name
+from hmscatalog.storage.filesystems import Entry, Storage
 from hmscatalog.write import faults
 from hmscatalog.write.journal import CommitRecord, Journal
 from hmscatalog.write.parquet import parquet_row_count
@@ -31,47 +31,53 @@ log = logging.getLogger(__name__)
 REGISTER_BATCH = 500
 
 
-def data_files(directory: Path) -> list[Path]:
-    """Visible files of a directory (Hive and Spark skip names starting with ``_`` or ``.``)."""
-    if not directory.is_dir():
-        return []
-    return sorted(p for p in directory.iterdir()
-                  if p.is_file() and not p.name.startswith(("_", ".")))
+def _data_entries(storage: Storage, directory: Path) -> list[Entry]:
+    """Visible files of a directory (Hive and Spark skip names starting with ``_`` or ``.``),
+    by name; none when there is no directory."""
+    return sorted((e for e in storage.list(str(directory)) or ()
+                   if not e.is_dir and not e.name.startswith(("_", "."))),
+                  key=lambda e: e.name)
 
 
-def statistics(table: Table, directory: Path) -> dict[str, str]:
+def data_files(storage: Storage, directory: Path) -> list[Path]:
+    """The paths of :func:`_data_entries`."""
+    return [Path(e.path) for e in _data_entries(storage, directory)]
+
+
+def statistics(storage: Storage, table: Table, directory: Path) -> dict[str, str]:
     """Hive's basic statistics of a partition (or unpartitioned table) directory."""
-    files = data_files(directory)
+    files = _data_entries(storage, directory)
     stats = {"numFiles": str(len(files)),
-             "totalSize": str(sum(f.stat().st_size for f in files))}
+             "totalSize": str(sum(f.size for f in files))}
     if table.format is StorageFormat.PARQUET:
-        rows = [parquet_row_count(f) for f in files]
+        rows = [parquet_row_count(Path(f.path)) for f in files]
         if all(r is not None for r in rows):
             stats["numRows"] = str(sum(r for r in rows if r is not None))
     return stats
 
 
-def _done(source: str, target: str) -> bool:
-    return not os.path.lexists(source) and os.path.lexists(target)
+def _done(storage: Storage, source: str, target: str) -> bool:
+    return (not storage.exists(source, follow_links=False)
+            and storage.exists(target, follow_links=False))
 
 
-def moves_done(record: CommitRecord) -> bool:
+def moves_done(storage: Storage, record: CommitRecord) -> bool:
     """Whether every planned move has been made (the write is then finished, not undone)."""
-    return all(_done(source, target) for source, target in record.moves)
+    return all(_done(storage, source, target) for source, target in record.moves)
 
 
-def move_files(record: CommitRecord) -> None:
+def move_files(storage: Storage, record: CommitRecord) -> None:
     """Create the planned directories and make every move not made yet, in order."""
     for directory in record.created_dirs:
-        os.makedirs(directory, exist_ok=True)
+        storage.make_dirs(directory)
     for source, target in record.moves:
-        if _done(source, target):
+        if _done(storage, source, target):
             continue
         faults.reached("move")
-        os.rename(source, target)
+        storage.rename(source, target)
 
 
-def publish(client: MetastoreClient, table: Table, record: CommitRecord,
+def publish(client: MetastoreClient, storage: Storage, table: Table, record: CommitRecord,
             registered: list[str], existing: Sequence[Partition] | None = None) -> None:
     """Register the write's new partitions (those another writer added meanwhile are left to
     it), and record the statistics of every partition or unpartitioned table that changed.
@@ -97,7 +103,7 @@ def publish(client: MetastoreClient, table: Table, record: CommitRecord,
         target = record.targets[name]
         part = client.new_partition(table, spec.from_strings(strings), location=f"file:{target}")
         batch.append(replace(part, parameters={**part.parameters,
-                                               **statistics(table, Path(target))}))
+                                               **statistics(storage, table, Path(target))}))
         if len(batch) == REGISTER_BATCH:
             flush()
     if batch:
@@ -108,9 +114,10 @@ def publish(client: MetastoreClient, table: Table, record: CommitRecord,
             table.database, table.name, list(record.updated))
         _alter(client, table, parts, lambda name, part: replace(
             part, storage=_placed(part, record.targets[name], name in record.relocated),
-            parameters={**part.parameters, **statistics(table, Path(record.targets[name]))}))
+            parameters={**part.parameters,
+                        **statistics(storage, table, Path(record.targets[name]))}))
     if record.table_parameters is not None:
-        stats = statistics(table, Path(record.targets[""]))
+        stats = statistics(storage, table, Path(record.targets[""]))
         if "" not in record.relocated:
             client.alter_table_parameters(table.database, table.name, stats)
         else:  # the new location and statistics in one call
@@ -119,7 +126,7 @@ def publish(client: MetastoreClient, table: Table, record: CommitRecord,
                                        storage=_placed(current, record.targets[""], True)))
 
 
-def _placed(part: Partition | Table, location: str, moved: bool) -> Storage:
+def _placed(part: Partition | Table, location: str, moved: bool) -> model.Storage:
     """The partition's (or table's) storage, at ``location`` when ``moved``."""
     if not moved:
         return part.storage
@@ -134,7 +141,8 @@ def _alter(client: MetastoreClient, table: Table, parts: Sequence[Partition],
     client.alter_partitions(table.database, table.name, changed)
 
 
-def roll_back(client: MetastoreClient, table: Table, record: CommitRecord) -> list[str]:
+def roll_back(client: MetastoreClient, storage: Storage, table: Table,
+              record: CommitRecord) -> list[str]:
     """Undo the write: drop the partitions it registered, move every file back, remove the
     directories it created, restore the statistics it changed. Keeps going past individual
     failures; returns what could not be undone (empty when the table is as before)."""
@@ -146,21 +154,21 @@ def roll_back(client: MetastoreClient, table: Table, record: CommitRecord) -> li
         except (HmsCatalogError, NoSuchPartition) as exc:
             problems.append(f"could not drop partitions {record.registered}: {exc}")
     for source, target in reversed(record.moves):
-        if not _done(source, target):
+        if not _done(storage, source, target):
             continue
         faults.reached("undo-move")
         try:
-            os.makedirs(os.path.dirname(source), exist_ok=True)
-            os.rename(target, source)
+            storage.make_dirs(str(Path(source).parent))
+            storage.rename(target, source)
         except OSError as exc:
             problems.append(f"could not move {target} back to {source}: {exc}")
     for directory in reversed(record.created_dirs):
         try:
-            os.rmdir(directory)
+            storage.remove_dir(directory)
         except FileNotFoundError:
             pass
         except OSError as exc:
-            if os.path.isdir(directory) and not os.listdir(directory):
+            if storage.list(directory) == []:  # an empty directory that stayed
                 problems.append(f"could not remove {directory}: {exc}")
     # After the files are back: the metastore may recount them when statistics change. A
     # write still in the "committing" state has not reached the metastore.
@@ -183,32 +191,28 @@ def roll_back(client: MetastoreClient, table: Table, record: CommitRecord) -> li
     return problems
 
 
-def retire(record: CommitRecord) -> None:
+def retire(storage: Storage, record: CommitRecord) -> None:
     """Delete the files and directories of the partitions the write replaced."""
     for path in record.retire:
-        if os.path.isdir(path) and not os.path.islink(path):
-            shutil.rmtree(path, ignore_errors=True)
-        else:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(path)
+        storage.delete(path)
 
 
 def keep_replaced(journal: Journal, record: CommitRecord, keep_s: int) -> None:
     """End a finished write: staging and trash go; the files it replaced stay ``keep_s``
     seconds for queries that planned before the switch (the record is saved as ``done`` for
     recovery to delete them then), or go now when ``keep_s`` is 0, with the record."""
-    remove_leftovers(record)
+    remove_leftovers(journal.storage, record)
     if record.retire and keep_s:
         record.state, record.retire_after = "done", time.time() + keep_s
         record.moves, record.created_dirs, record.updated = [], [], {}
         journal.save(record)
         return
-    retire(record)
+    retire(journal.storage, record)
     journal.remove(record.write_id)
 
 
-def remove_leftovers(record: CommitRecord) -> None:
+def remove_leftovers(storage: Storage, record: CommitRecord) -> None:
     """Delete the write's staging and trash directories."""
     faults.reached("cleanup")
-    shutil.rmtree(record.trash, ignore_errors=True)
-    shutil.rmtree(record.staging, ignore_errors=True)
+    storage.delete(record.trash)
+    storage.delete(record.staging)

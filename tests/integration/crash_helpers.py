@@ -15,8 +15,8 @@ import pyarrow.parquet as pq
 from commit_child import write
 
 from hmscatalog.metastore.client import MetastoreClient
-from hmscatalog.metastore.locations import local_path
 from hmscatalog.metastore.model import Table
+from hmscatalog.storage.locations import local_path
 from hmscatalog.write.journal import table_home
 
 CHILD = Path(__file__).with_name("commit_child.py")

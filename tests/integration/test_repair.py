@@ -17,10 +17,10 @@ from s3 import MotoServer
 
 from hmscatalog.cli.main import main
 from hmscatalog.errors import NoSuchTable
+from hmscatalog.maintenance.repair import repair_table
 from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.model import Column, Partition, Storage, StorageFormat, Table
 from hmscatalog.partitions.codec import make_part_name
-from hmscatalog.sources.repair import repair_table
 
 pytestmark = [pytest.mark.integration, pytest.mark.spark]
 

@@ -21,7 +21,7 @@ from crash_helpers import (
 )
 
 from hmscatalog.metastore.client import MetastoreClient
-from hmscatalog.metastore.locations import local_path
+from hmscatalog.storage.locations import local_path
 from hmscatalog.write.journal import table_home
 from hmscatalog.write.recovery import recover
 

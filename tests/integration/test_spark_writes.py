@@ -13,7 +13,7 @@ from pyspark.errors import SparkRuntimeException
 
 from hmscatalog.errors import MetastoreUnavailable
 from hmscatalog.metastore.client import MetastoreClient
-from hmscatalog.metastore.locations import local_path
+from hmscatalog.storage.locations import local_path
 
 pytestmark = [pytest.mark.integration, pytest.mark.spark]
 
@@ -111,16 +111,18 @@ def test_files_are_named_per_write_and_statistics_recorded(spark: Any, db: str,
 def test_strict_mode_and_clause_order(spark: Any, db: str) -> None:
     spark.sql(f"CREATE TABLE hms.{db}.t {SCHEMA}")
     spark.sql("SET hive.exec.dynamic.partition.mode=strict")
-    with pytest.raises(SparkRuntimeException, match="^Dynamic partition strict mode requires at least one static"):
+    with pytest.raises(SparkRuntimeException,
+                       match=r"^Dynamic partition strict mode requires at least one static"):
         spark.sql(f"INSERT INTO hms.{db}.t SELECT 1, 'x', 'd', 1")
-    with pytest.raises(SparkRuntimeException, match="^Dynamic partition strict mode"):
+    with pytest.raises(SparkRuntimeException, match=r"^Dynamic partition strict mode"):
         spark.sql(f"INSERT INTO hms.{db}.t PARTITION (dt, hr) SELECT 1, 'x', 'd', 1")
-    with pytest.raises(SparkRuntimeException, match="^Dynamic partition cannot be the parent of a static"):
+    with pytest.raises(SparkRuntimeException,
+                       match=r"^Dynamic partition cannot be the parent of a static"):
         spark.sql(f"INSERT INTO hms.{db}.t PARTITION (dt, hr=1) SELECT 1, 'x', 'd'")
     spark.sql(f"INSERT INTO hms.{db}.t PARTITION (dt='d', hr) SELECT 1, 'x', 1")
     spark.sql("SET spark.hadoop.hive.exec.dynamic.partition=false")
     try:
-        with pytest.raises(SparkRuntimeException, match="^Dynamic partition is disabled"):
+        with pytest.raises(SparkRuntimeException, match=r"^Dynamic partition is disabled"):
             spark.sql(f"INSERT INTO hms.{db}.t PARTITION (dt='d', hr) SELECT 1, 'x', 1")
     finally:
         spark.sql("RESET spark.hadoop.hive.exec.dynamic.partition")
@@ -294,9 +296,9 @@ def test_a_failing_task_or_storage_leaves_the_table_unchanged(
                   "'d', CAST(id % 3 AS INT) FROM range(100)")
     assert _files(root) == before
     # Storage fails while the commit moves files (the third move).
-    from hmscatalog.write import steps
+    from hmscatalog.storage import local
 
-    real_rename = steps.os.rename
+    real_rename = local.os.rename
     moves = []
 
     def rename(source: Any, target: Any) -> None:
@@ -305,7 +307,7 @@ def test_a_failing_task_or_storage_leaves_the_table_unchanged(
             raise OSError(28, "No space left on device")
         real_rename(source, target)
 
-    monkeypatch.setattr(steps.os, "rename", rename)
+    monkeypatch.setattr(local.os, "rename", rename)
     with pytest.raises(Exception, match="No space left on device"):
         spark.sql(f"INSERT OVERWRITE TABLE hms.{db}.t "
                   "SELECT id, 'new', 'd', CAST(id % 3 AS INT) FROM range(100)")

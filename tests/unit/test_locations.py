@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from hmscatalog.metastore.locations import local_path
+from hmscatalog.storage.locations import local_path
 
 
 @pytest.mark.parametrize(("location", "expected"), [

@@ -21,12 +21,3 @@ def local_path(location: str | None) -> Path | None:
             return None
         path = slash + rest
     return Path(path)
-
-
-def missing_directories(path: Path) -> list[Path]:
-    """``path`` and its ancestors that do not exist, outermost first."""
-    missing = []
-    while not path.exists():
-        missing.append(path)
-        path = path.parent
-    return missing[::-1]
