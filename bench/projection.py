@@ -24,9 +24,9 @@ from peers import peers
 
 from hmscatalog.expressions.predicates import eq
 from hmscatalog.metastore.client import MetastoreClient
-from hmscatalog.sources.discovery import select_partitions as discover_partitions
+from hmscatalog.sources.choose import source_for
 from hmscatalog.sources.metastore import select_partitions
-from hmscatalog.sources.projection import projection_of, select_projected
+from hmscatalog.sources.source import ReadTarget
 
 DB = "bench_projection"
 HOUR = "2020-06-01-05"
@@ -56,20 +56,15 @@ def _selection_ms(client: MetastoreClient, repeat: int) -> dict[str, float]:
     projection: settings parsed and values narrowed), without Spark."""
     predicate = eq("hour", HOUR)
 
-    def projected(name: str) -> Callable[[], Any]:
-        table = client.get_table(DB, name)
+    def chosen(name: str) -> Callable[[], Any]:
+        target = ReadTarget.of(client.get_table(DB, name))
+        # The source is chosen (projection settings parsed) per query, as the scan builder does.
+        return lambda: source_for(target).select(predicate)
 
-        def run() -> Any:
-            projection = projection_of(table)  # parsed per query, as the scan builder does
-            assert projection is not None
-            return select_projected(table, projection, predicate)
-        return run
-
-    discovered = client.get_table(DB, "discovered")
     registered = client.get_table(DB, "registered")
     runs: dict[str, Callable[[], Any]] = {
-        "projected": projected("projected"), "one_day": projected("one_day"),
-        "discovered": lambda: discover_partitions(discovered, predicate),
+        "projected": chosen("projected"), "one_day": chosen("one_day"),
+        "discovered": chosen("discovered"),
         "registered": lambda: select_partitions(client, registered, predicate),
     }
     timings = {}

@@ -29,7 +29,6 @@ from hmscatalog import config
 from hmscatalog.errors import InvalidPartitionSpec, InvalidPartitionValue, TooManyPartitions
 from hmscatalog.expressions.binding import BoundPredicate, bind
 from hmscatalog.expressions.predicates import Predicate
-from hmscatalog.metastore.model import Table
 from hmscatalog.partitions.codec import (
     DEFAULT_PARTITION_NAME,
     escape_path_name,
@@ -37,7 +36,7 @@ from hmscatalog.partitions.codec import (
 )
 from hmscatalog.partitions.spec import PartitionSpec
 from hmscatalog.partitions.types import format_value, parse_value
-from hmscatalog.sources.metastore import PartitionSelection
+from hmscatalog.sources.source import ReadTarget, SelectedPartition, Selection
 from hmscatalog.storage.filesystems import Entry, Storage, open_storage
 from hmscatalog.storage.globs import Glob, State, select_files
 
@@ -294,40 +293,36 @@ class _Walk:
                 f"{self.spec.names} or raise {PROPERTY_PREFIX}max-partitions")
 
 
-GLOB = config.DISCOVERY_GLOB
+class DiscoverySource:
+    """The partitions found by walking the target's location (a table's registered partitions
+    are not consulted).
 
-
-@dataclass(frozen=True)
-class DiscoveredSelection:
-    """The partitions of a discovery table as metastore partitions would be, the walk that
-    found them, and the files to read where a glob picked files (partition location → URIs)."""
-
-    selection: PartitionSelection
-    discovery: Discovery
-    files: dict[str, list[str]]
-
-
-def select_partitions(table: Table, predicate: Predicate,
-                      storage_options: Mapping[str, str] | None = None) -> DiscoveredSelection:
-    """The partitions of a discovery table that ``predicate`` does not rule out, found under
-    its location (the metastore's own partitions are not consulted).
-
-    Limits come from the table's properties, and so does an optional glob below the location
-    (``hmscatalog.discovery.glob``, as path reads set it).
+    Limits come from the target's properties, and so does an optional glob below the location
+    (``hmscatalog.discovery.glob``, as path reads set it). With ``with_files``, every selected
+    directory is listed and its data files are known (directories without any are dropped).
     """
-    if not table.location:
-        raise InvalidPartitionSpec(f"discovery table {table.qualified_name} has no location")
-    storage, root = open_storage(table.location, storage_options)
-    where = f"Table {table.qualified_name}"
-    limits = DiscoveryLimits.from_properties(table.parameters, where)
-    discovery = discover(storage, root, table.partition_spec, predicate, limits,
-                         where=f"table {table.qualified_name}",
-                         glob=config.read_glob(table.parameters, where, root))
-    partitions, files = [], {}
-    for found in discovery.partitions:
-        location = storage.uri(found.path)
-        partitions.append(table.partition_at(found.strings, location))
-        if found.files is not None:
-            files[location] = [storage.uri(path) for path in found.files]
-    selection = PartitionSelection(partitions, discovery.listed, None, None, True)
-    return DiscoveredSelection(selection, discovery, files)
+
+    def __init__(self, target: ReadTarget, storage_options: Mapping[str, str] | None = None,
+                 with_files: bool = False) -> None:
+        self._target = target
+        self._storage_options = storage_options
+        self._with_files = with_files
+
+    def select(self, predicate: Predicate) -> Selection:
+        target = self._target
+        if not target.location:
+            raise InvalidPartitionSpec(f"discovery table {target.qualified_name} has no location")
+        storage, root = open_storage(target.location, self._storage_options)
+        where = f"Table {target.qualified_name}"
+        limits = DiscoveryLimits.from_properties(target.properties, where)
+        glob = config.read_glob(target.properties, where, root)
+        discovery = discover(storage, root, target.partition_spec, predicate, limits,
+                             where=target.where, glob=glob, with_files=self._with_files)
+        partitions, files = [], {}
+        for found in discovery.partitions:
+            location = storage.uri(found.path)
+            partitions.append(SelectedPartition(found.strings, location))
+            if found.files is not None:
+                files[location] = [storage.uri(path) for path in found.files]
+        return Selection(partitions, "storage", discovery.listed,
+                         list_calls=discovery.list_calls, files=files)

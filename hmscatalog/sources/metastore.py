@@ -9,8 +9,9 @@ whatever part of it the metastore understood.
 from __future__ import annotations
 
 import logging
+from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from hmscatalog.errors import InvalidFilter, InvalidPartitionValue
 from hmscatalog.expressions.binding import bind
@@ -18,6 +19,7 @@ from hmscatalog.expressions.metastore_filter import metastore_filter
 from hmscatalog.expressions.predicates import AlwaysFalse, AlwaysTrue, Predicate
 from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.model import Partition, Table
+from hmscatalog.sources.source import SelectedPartition, Selection
 
 log = logging.getLogger(__name__)
 
@@ -81,3 +83,32 @@ def select_partitions(
             kept.append(part)
     return PartitionSelection(kept, len(fetched), total, text,
                               plan.residual is not None or text is None)
+
+
+class MetastoreAccess(Protocol):
+    """The metastore a source reads registered partitions from (a catalog's context)."""
+
+    @property
+    def metastore(self) -> MetastoreClient: ...
+
+    def count_later(self, table: Table) -> Future[int]:
+        """Start counting ``table``'s partitions on another connection; the future holds the
+        count."""
+        ...
+
+
+class MetastoreSource:
+    """The partitions registered in the metastore (:func:`select_partitions`); the table's
+    total is counted in parallel, so EXPLAIN's figure adds no latency."""
+
+    def __init__(self, access: MetastoreAccess, table: Table) -> None:
+        self._access = access
+        self._table = table
+
+    def select(self, predicate: Predicate) -> Selection:
+        total = self._access.count_later(self._table)
+        chosen = select_partitions(self._access.metastore, self._table, predicate)
+        return Selection([SelectedPartition(tuple(p.values), p.location)
+                          for p in chosen.partitions], "metastore", total,
+                         metastore_filter=chosen.metastore_filter,
+                         client_filtered=chosen.client_filtered)

@@ -28,11 +28,12 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from hmscatalog.errors import InvalidGlob, InvalidPartitionSpec, InvalidPartitionValue, StorageError
-from hmscatalog.metastore.model import Column
+from hmscatalog.metastore.model import Column, StorageFormat
 from hmscatalog.partitions.inference import Inference, directory_value, infer_partition_types
 from hmscatalog.partitions.types import HiveType, parse_hive_type
 from hmscatalog.projection import InjectedProjection, parse_projection
 from hmscatalog.sources.discovery import is_hidden, split_directory
+from hmscatalog.sources.source import ReadTarget
 from hmscatalog.storage.filesystems import Storage, open_storage
 from hmscatalog.storage.globs import (
     Glob,
@@ -58,6 +59,14 @@ class PathLayout:
     relative: str  # the path or glob below root ("" for none)
     columns: list[Column]  # data columns, from one file
     partition_keys: list[Column] = field(default_factory=list)
+
+    def target(self, qualified_name: str, where: str, file_format: StorageFormat,
+               properties: Mapping[str, str], values_from_paths: bool) -> ReadTarget:
+        """The read as a scan sees it (see :class:`ReadTarget` for the arguments): no metastore
+        table, so its partitions are discovered below the base, or projected."""
+        return ReadTarget(qualified_name, where, tuple(self.columns), tuple(self.partition_keys),
+                          self.storage.uri(self.root), file_format, dict(properties),
+                          values_from_paths=values_from_paths)
 
 
 def split_root(path: str) -> tuple[str, str]:

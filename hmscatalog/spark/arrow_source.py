@@ -1,10 +1,12 @@
 """Path reads where Spark cannot open the storage itself: a Python data source over pyarrow.
 
 Spark reads ``s3://`` only with ``hadoop-aws`` on its class path. Without it, ``read_partitioned``
-goes through this data source: the discovery walk runs in Python with the filters Spark pushes
-(``spark.sql.python.filterPushdown.enabled``), each directory holding files of a selected
-partition becomes one input partition, and a Python worker reads its files with pyarrow, adding
-the partition values (read from the directory names as Spark reads them) as columns. Spark
+goes through this data source: the read's partition source (the discovery walk, or projection)
+selects in Python with the filters Spark pushes (``spark.sql.python.filterPushdown.enabled``),
+naming the files of each partition; each directory holding files of a selected partition
+becomes one input partition, and a Python worker reads its files with pyarrow, adding the
+partition values (read from the directory names as Spark reads them; projected values by their
+type) as columns. Spark
 evaluates every filter again above the scan, so pruning never changes a result.
 """
 
@@ -34,13 +36,12 @@ from pyspark.sql.datasource import (
 
 from hmscatalog.expressions import predicates as p
 from hmscatalog.expressions.predicates import Predicate, and_all
-from hmscatalog.partitions.spec import PartitionSpec
+from hmscatalog.metastore.model import Column, StorageFormat
 from hmscatalog.partitions.types import parse_value
-from hmscatalog.projection import parse_projection
-from hmscatalog.sources.discovery import DiscoveryLimits, discover, is_hidden
+from hmscatalog.sources.choose import source_for
 from hmscatalog.sources.paths import partition_values
+from hmscatalog.sources.source import ReadTarget
 from hmscatalog.storage.filesystems import Storage, open_storage
-from hmscatalog.storage.globs import compile_below
 
 NAME = "hmscatalog_partitioned_files"
 
@@ -93,9 +94,10 @@ class _Files(InputPartition):
 
 class PartitionedFilesReader(DataSourceReader):
     def __init__(self, plan: Mapping[str, Any], schema: Any) -> None:
-        self.plan = plan
+        self.target = _target(plan["target"])
+        self.options: dict[str, str] = plan["options"]
         self.schema = schema
-        self.spec = PartitionSpec.of(*[tuple(c) for c in plan["partition_keys"]])
+        self.spec = self.target.partition_spec
         self.predicates: list[Predicate] = []
 
     def pushFilters(self, filters: list[Filter]) -> Iterator[Filter]:
@@ -107,39 +109,28 @@ class PartitionedFilesReader(DataSourceReader):
             yield item  # Spark filters the rows again
 
     def partitions(self) -> list[InputPartition]:
-        plan = self.plan
-        storage, root = open_storage(plan["root"], plan["options"])
-        if plan["projection"]:
-            return self._projected(storage)
-        glob = compile_below(root, plan["glob"]) if plan["glob"] else None
-        found = discover(storage, root, self.spec, and_all(self.predicates),
-                         DiscoveryLimits.from_properties(plan["options"]),
-                         where=plan["where"], glob=glob, with_files=True)
-        # Values are read from the directory names as Spark reads them; one that is not of
-        # its column's type fails here, naming the directory, rather than becoming NULL.
+        """One input partition per selected directory holding files (missing and empty ones
+        have none)."""
+        target = self.target
+        selection = source_for(target, self.options, with_files=True).select(
+            and_all(self.predicates))
+        storage, root = open_storage(target.location or "", self.options)
         columns = [(c.name, c.type) for c in self.spec.columns]
-        return [_Files(partition.files or (),
-                       partition_values(root, partition.path, columns, plan["where"]))
-                for partition in found.partitions]
-
-    def _projected(self, storage: Storage) -> list[InputPartition]:
-        """Projected partitions, each listed for its files; missing locations are empty."""
-        plan = self.plan
-        projection = parse_projection(plan["projection"],
-                                      [(c.name, c.type) for c in self.spec.columns],
-                                      plan["root"], table=plan["where"])
-        if projection is None:
-            return []
-        found = list(projection.scan(and_all(self.predicates)))
-        paths = [open_storage(p.location, plan["options"])[1] for p in found]
-        listings = storage.list_many(paths)
         parts: list[InputPartition] = []
-        for partition, entries in zip(found, listings, strict=True):
-            files = [e.path for e in entries or () if not e.is_dir and not is_hidden(e.name)]
-            if files:
-                parts.append(_Files(files, [
-                    parse_value(text, column.type) if text is not None else None
-                    for text, column in zip(partition.values, self.spec.columns, strict=True)]))
+        for partition in selection.partitions:
+            location = partition.location or ""
+            files = [_path_in(storage, uri) for uri in selection.files.get(location, ())]
+            if target.values_from_paths:
+                # Values are read from the directory names as Spark reads them; one that is not
+                # of its column's type fails here, naming the directory, rather than becoming
+                # NULL.
+                values = partition_values(root, _path_in(storage, location), columns,
+                                          target.where)
+            else:
+                values = [parse_value(text, column.type)
+                          for text, column in zip(partition.values, self.spec.columns,
+                                                  strict=True)]
+            parts.append(_Files(files, values))
         return parts
 
     def read(self, partition: InputPartition) -> Iterator[Any]:
@@ -150,15 +141,15 @@ class PartitionedFilesReader(DataSourceReader):
         import pyarrow.parquet as pq
         from pyspark.sql.pandas.types import to_arrow_schema
 
-        plan = self.plan
-        storage, _ = open_storage(plan["root"], plan["options"])
+        storage, _ = open_storage(self.target.location or "", self.options)
         target = to_arrow_schema(self.schema)
-        data_names = [name for name, _ in plan["columns"]]
+        data_names = [column.name for column in self.target.columns]
+        parquet = self.target.format is StorageFormat.PARQUET
         for path in partition.files:
             with storage.filesystem.open_input_file(path) as handle:
-                table = (pq.read_table(handle, columns=data_names) if plan["format"] == "parquet"
+                table = (pq.read_table(handle, columns=data_names) if parquet
                          else po.ORCFile(handle).read(columns=data_names))
-            for (name, _), value in zip(plan["partition_keys"], partition.values, strict=True):
+            for name, value in zip(self.spec.names, partition.values, strict=True):
                 field = target.field(name)
                 table = table.append_column(field, pa.array([value] * table.num_rows,
                                                             field.type))
@@ -175,22 +166,35 @@ class PartitionedFilesSource(DataSource):
         return NAME
 
     def schema(self) -> str:
-        plan = json.loads(self.options["plan"])
-        columns = plan["columns"] + plan["partition_keys"] + [[REPLAN_COLUMN, "boolean"]]
+        target = json.loads(self.options["plan"])["target"]
+        columns = target["columns"] + target["partition_keys"] + [[REPLAN_COLUMN, "boolean"]]
         return ", ".join(f"`{n}` {t}" for n, t in columns)
 
     def reader(self, schema: Any) -> PartitionedFilesReader:
         return PartitionedFilesReader(json.loads(self.options["plan"]), schema)
 
 
-def source_options(root: str, glob: str, file_format: str, where: str,
-                   columns: Sequence[tuple[str, str]],
-                   partition_keys: Sequence[tuple[str, str]],
-                   options: Mapping[str, str],
-                   projection: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The data source's options for one path read (``projection``: its table properties)."""
-    return {"plan": json.dumps({
-        "root": root, "glob": glob, "format": file_format, "where": where,
-        "projection": dict(projection or {}),
-        "columns": [list(c) for c in columns], "partition_keys": [list(c) for c in partition_keys],
-        "options": dict(options)})}
+def source_options(target: ReadTarget, options: Mapping[str, str]) -> dict[str, str]:
+    """The data source's options for one path read (``options``: its storage settings)."""
+    return {"plan": json.dumps({"target": {
+        "qualified_name": target.qualified_name, "where": target.where,
+        "columns": [[c.name, c.type] for c in target.columns],
+        "partition_keys": [[c.name, c.type] for c in target.partition_keys],
+        "location": target.location, "format": target.format.name if target.format else None,
+        "properties": dict(target.properties), "values_from_paths": target.values_from_paths,
+    }, "options": dict(options)})}
+
+
+def _target(plan: Mapping[str, Any]) -> ReadTarget:
+    """The read target :func:`source_options` wrote (a path read: no metastore table)."""
+    return ReadTarget(
+        plan["qualified_name"], plan["where"], tuple(Column(*c) for c in plan["columns"]),
+        tuple(Column(*c) for c in plan["partition_keys"]), plan["location"],
+        StorageFormat[plan["format"]] if plan["format"] else None, plan["properties"],
+        values_from_paths=plan["values_from_paths"])
+
+
+def _path_in(storage: Storage, uri: str) -> str:
+    """The storage path of a location the sources made with :meth:`Storage.uri` (the exact
+    inverse; parsing the URI would cut a name at ``#`` or ``?``)."""
+    return uri.removeprefix(storage.uri(""))

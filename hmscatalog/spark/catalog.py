@@ -15,6 +15,7 @@ from hmscatalog.metastore.model import (
 )
 from hmscatalog.projection.config import check_projection_keys
 from hmscatalog.sources.projection import projection_of
+from hmscatalog.sources.source import ReadTarget
 from hmscatalog.spark import procedures
 from hmscatalog.spark.jvm import CATALOG_PKG, JavaProxy, Jvm, quoted
 from hmscatalog.spark.scan import CatalogContext
@@ -314,7 +315,7 @@ class HmsCatalog(JavaProxy):
         check_projection_keys(table.parameters,
                               [(c.name, c.type) for c in table.partition_spec.columns],
                               table.qualified_name)
-        projection_of(table)
+        projection_of(ReadTarget.of(table))
 
     def dropTable(self, ident: Any) -> bool:
         database, name = self._names(ident)

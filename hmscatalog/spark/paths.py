@@ -1,23 +1,24 @@
 """``read_partitioned``: a DataFrame over ``key=value`` directories, pruned while listing.
 
-The read is a discovery table that lives only in the DataFrame's plan: a :class:`PathTable`
-(read-only) handed straight to Spark as a V2 relation, so Spark pushes the query's filters into
-the same scan builder as ``hms`` tables, and its own Parquet/ORC scan reads the chosen
-directories. No metastore is involved.
+The read is a :class:`~hmscatalog.sources.source.ReadTarget` without a metastore table (its
+partitions are discovered below the base, or projected) that lives only in the DataFrame's plan:
+a :class:`PathTable` (read-only) handed straight to Spark as a V2 relation, so Spark pushes the
+query's filters into the same scan builder as ``hms`` tables, and its own Parquet/ORC scan reads
+the chosen directories. No metastore is involved. Where Spark cannot open the storage itself,
+the read goes through :mod:`hmscatalog.spark.arrow_source` instead, over the same target.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
-from hmscatalog.config import check_properties
+from hmscatalog.config import DISCOVERY_GLOB, DISCOVERY_PREFIX, check_properties
 from hmscatalog.errors import InvalidPartitionSpec, StorageError
-from hmscatalog.metastore.model import EXTERNAL_TABLE, Storage, StorageFormat, Table
+from hmscatalog.metastore.model import StorageFormat
 from hmscatalog.partitions.inference import Inference
 from hmscatalog.partitions.types import parse_hive_type
-from hmscatalog.sources.discovery import ENABLED, GLOB, PROPERTY_PREFIX, is_enabled
-from hmscatalog.sources.metastore import PartitionSelection
 from hmscatalog.sources.paths import (
     HivePartitioning,
     PathLayout,
@@ -25,32 +26,29 @@ from hmscatalog.sources.paths import (
     plan_path_read,
     plan_projected_read,
 )
+from hmscatalog.sources.source import ReadTarget, Selection
 from hmscatalog.spark.attach import proxy_jvm, storage_options
-from hmscatalog.spark.jvm import CATALOG_PKG, Jvm
+from hmscatalog.spark.jvm import Jvm
 from hmscatalog.spark.listing import directory_stamps
 from hmscatalog.spark.scan import DATASOURCES, CatalogContext, HmsScanBuilder
-from hmscatalog.spark.table import HmsTable
+from hmscatalog.spark.table import ReadOnlyTable
 from hmscatalog.storage.globs import expand
 
 _FORMATS = {"parquet": StorageFormat.PARQUET, "orc": StorageFormat.ORC}
-PATH_DATABASE = "path"
 
 
-class PathTable(HmsTable):
-    """Files under a path, read like a discovery table; it cannot be written."""
+class PathTable(ReadOnlyTable):
+    """Files under a path, read like a discovery (or projected) table; it cannot be written."""
 
-    class Java:
-        implements = [f"{CATALOG_PKG}.SupportsRead"]
-
-    def capabilities(self) -> Any:
-        capability = self._jvm.cls(f"{CATALOG_PKG}.TableCapability")
-        return self._jvm.once("path-capabilities",
-                              lambda: self._jvm.hash_set([capability.BATCH_READ]))
+    def __init__(self, context: CatalogContext, target: ReadTarget, label: str) -> None:
+        """``label``: how messages about the directories read name the read (``read of ...``)."""
+        super().__init__(context, target)
+        self._label = label
 
     def newScanBuilder(self, options: Any) -> Any:
-        if not is_enabled(self.table.parameters):  # projected: locations need not be k=v
+        if not self.target.values_from_paths:  # projected: locations need not be k=v
             return super().newScanBuilder(options)
-        return PathScanBuilder(self._context, self.table, self._schema, options)
+        return PathScanBuilder(self._context, self.target, self._schema, options, self._label)
 
 
 class PathScanBuilder(HmsScanBuilder):
@@ -66,15 +64,20 @@ class PathScanBuilder(HmsScanBuilder):
     directory, instead of becoming NULL.
     """
 
-    def _file_scan_builder(self, selection: PartitionSelection,
-                           files: dict[str, list[str]]) -> Any:
+    def __init__(self, context: CatalogContext, target: ReadTarget, schema: Any, options: Any,
+                 label: str) -> None:
+        super().__init__(context, target, schema, options)
+        self._label = label
+
+    def _file_scan_builder(self, selection: Selection,
+                           files: Mapping[str, Sequence[str]]) -> Any:
         table = self._table
         locations = [part.location or "" for part in selection.partitions]
         self._check_values(locations)
         paths = [path for location in locations for path in files.get(location, [location])]
         index = self._index(locations, paths) if paths else None
         if index is None:  # no data file: an empty scan, with the read's partition columns
-            return super()._file_scan_builder(PartitionSelection([], 0, None, None, False), {})
+            return super()._file_scan_builder(replace(selection, partitions=[]), {})
         jvm = self._jvm
         builder_class = jvm.cls(f"{DATASOURCES}.v2.orc.OrcScanBuilder"
                                 if table.format is StorageFormat.ORC
@@ -86,7 +89,7 @@ class PathScanBuilder(HmsScanBuilder):
         table = self._table
         columns = [(c.name, parse_hive_type(c.type)) for c in table.partition_keys]
         for location in locations:
-            partition_values(table.location or "", location, columns, f"read of {table.name}")
+            partition_values(table.location or "", location, columns, self._label)
 
     def _index(self, locations: list[str], paths: list[str]) -> Any:
         """Spark's file index over ``paths``, partitioned below the base as Spark finds it
@@ -106,7 +109,7 @@ class PathScanBuilder(HmsScanBuilder):
         sampled = [column.name for column in table.partition_keys]
         if found != sampled:
             raise InvalidPartitionSpec(
-                f"read of {table.name}: the selected directories have partition columns "
+                f"{self._label}: the selected directories have partition columns "
                 f"{found} where {sampled} were sampled: key=value directories below the "
                 "partition directories, or of another depth, are not read as partitions")
         return index
@@ -151,30 +154,31 @@ def read_partitioned(spark: Any, path: str, format: str = "parquet",
         raise ValueError(f"read_partitioned reads parquet or orc, not {format!r}")
     settings = {**storage_options(spark), **(options or {})}
     check_properties(settings, f"read_partitioned({path!r})")
-    limits = {k: v for k, v in settings.items() if k.startswith(PROPERTY_PREFIX)}
     if projection is not None:
-        layout, parameters = plan_projected_read(path, projection, format.lower(), hive_types,
+        layout, properties = plan_projected_read(path, projection, format.lower(), hive_types,
                                                  settings)
     else:
         layout = plan_path_read(path, format.lower(), hive_partitioning, hive_types,
                                 hive_types_autocast, settings, base_path, type_inference)
-        parameters = {ENABLED: "true", **limits}
+        properties = {k: v for k, v in settings.items() if k.startswith(DISCOVERY_PREFIX)}
     if layout.relative:
-        parameters[GLOB] = layout.relative
-    root = layout.storage.uri(layout.root)
+        properties[DISCOVERY_GLOB] = layout.relative
     jvm = proxy_jvm(spark)
     native = _spark_can_open(jvm, layout.storage.scheme)
     if not layout.partition_keys:
         return _unpartitioned(spark, path, format.lower(), layout, native)
+    label = f"read of {path}"
+    from_paths = projection is None  # values as Spark reads them from key=value directories
     if not native:
-        return _through_pyarrow(spark, path, root, format.lower(), layout, settings,
-                                projection=parameters if projection is not None else None)
-    table = Table(PATH_DATABASE, path, tuple(layout.columns), tuple(layout.partition_keys),
-                  Storage.of(fmt, root), EXTERNAL_TABLE, parameters)
+        return _through_pyarrow(spark, layout.target(label, label, fmt, properties, from_paths),
+                                settings)
+    # Spark's scan names the read path.<path> in EXPLAIN (hms path.<path> partitions=...) and
+    # in discovery's messages, as it always has; the pyarrow source says "read of <path>".
+    target = layout.target(f"path.{path}", f"table path.{path}", fmt, properties, from_paths)
     context = jvm.once("path-read-context", lambda: CatalogContext(jvm, None, settings))
     if context.storage_options != settings:
         context = CatalogContext(jvm, None, settings)
-    return _dataframe(spark, jvm, PathTable(context, table))
+    return _dataframe(spark, jvm, PathTable(context, target, label))
 
 
 def _dataframe(spark: Any, jvm: Jvm, table: PathTable) -> Any:
@@ -201,19 +205,14 @@ def _spark_can_open(jvm: Jvm, scheme: str) -> bool:
     return True
 
 
-def _through_pyarrow(spark: Any, path: str, root: str, file_format: str, layout: PathLayout,
-                     settings: Mapping[str, str],
-                     projection: Mapping[str, str] | None = None) -> Any:
+def _through_pyarrow(spark: Any, target: ReadTarget, settings: Mapping[str, str]) -> Any:
     from hmscatalog.spark import arrow_source
 
     if not getattr(spark, "_hmscatalog_arrow_source", False):
         spark.dataSource.register(arrow_source.PartitionedFilesSource)
         spark._hmscatalog_arrow_source = True
     spark.conf.set("spark.sql.python.filterPushdown.enabled", "true")
-    options = arrow_source.source_options(
-        root, layout.relative, file_format, f"read of {path}",
-        [(c.name, c.type) for c in layout.columns],
-        [(c.name, c.type) for c in layout.partition_keys], settings, projection)
+    options = arrow_source.source_options(target, settings)
     source = spark.read.format(arrow_source.NAME).options(**options).load()
     replan = source[arrow_source.REPLAN_COLUMN]
     return source.where(replan.isNull()).drop(replan)

@@ -1,18 +1,18 @@
 """Reading an hms table: pick partitions in Python, read them with Spark's own file scans.
 
-The scan builder turns Spark's pushed filters into one predicate, asks the metastore source for
-the partitions it cannot rule out, and builds Spark's ``ParquetScan``/``OrcScan`` over an
-``InMemoryFileIndex`` given an explicit partition spec: each partition's *stored* location with
-the values the metastore holds (typed by the declared partition columns); a directory name is
-only parsed when it spells exactly those values. Listings are kept between queries while the
+The scan builder turns Spark's pushed filters into one predicate, asks the partition source of
+what it reads (:func:`~hmscatalog.sources.choose.source_for`) for the partitions it cannot rule
+out, and builds Spark's ``ParquetScan``/``OrcScan`` over an ``InMemoryFileIndex`` given an
+explicit partition spec: each partition's *stored* location with its value strings (typed by
+the declared partition columns); a directory name is only parsed when it spells exactly those
+values. Listings are kept between queries while the
 directories are unchanged (:mod:`hmscatalog.spark.listing`). Every filter is also handed back to
 Spark, which evaluates it again above the scan, so pruning never changes a result.
 """
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
 from typing import Any, NamedTuple
@@ -22,16 +22,12 @@ from hmscatalog.expressions.predicates import Predicate, and_all
 from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.model import StorageFormat, Table
 from hmscatalog.partitions.codec import make_part_name
-from hmscatalog.sources.discovery import Discovery, is_enabled
-from hmscatalog.sources.discovery import select_partitions as discover_partitions
-from hmscatalog.sources.metastore import PartitionSelection, select_partitions
-from hmscatalog.sources.projection import ProjectedSelection, projection_of, select_projected
+from hmscatalog.sources.choose import source_for
+from hmscatalog.sources.source import ReadTarget, Selection, describe
 from hmscatalog.spark.filters import translate, translate_v2, without_implied_not_null
 from hmscatalog.spark.jvm import JavaProxy, Jvm
 from hmscatalog.spark.listing import ListingCache, directory_stamps
 from hmscatalog.spark.rows import internal_row
-
-log = logging.getLogger(__name__)
 
 READ = "org.apache.spark.sql.connector.read"
 PREDICATE = "org.apache.spark.sql.connector.expressions.filter.Predicate"
@@ -63,31 +59,6 @@ class CatalogContext:
     def count_later(self, table: Table) -> Future[int]:
         """Start counting ``table``'s partitions; the future holds the count."""
         return self._pool.submit(self.metastore.count_partitions, table.database, table.name)
-
-
-def _describe(table: Table, selection: PartitionSelection, total: Future[int] | None) -> str:
-    if total is None:
-        return f"hms {table.qualified_name} unpartitioned"
-    try:
-        count = str(total.result())
-    except HmsCatalogError as exc:  # the figure is for EXPLAIN only: never fail a query on it
-        log.warning("cannot count the partitions of %s: %s", table.qualified_name, exc)
-        count = "unknown"
-    sent = selection.metastore_filter or "none"
-    client = "yes" if selection.client_filtered else "no"
-    return (f"hms {table.qualified_name} partitions={len(selection.partitions)}/{count}"
-            f" (metastore filter: {sent}; client-side filter: {client})")
-
-
-def _describe_discovery(table: Table, discovery: Discovery) -> str:
-    return (f"hms {table.qualified_name} partitions={len(discovery.partitions)}/"
-            f"{discovery.listed} (discovered on storage; list calls: {discovery.list_calls})")
-
-
-def _describe_projection(table: Table, projected: ProjectedSelection) -> str:
-    total = "unbounded" if projected.total is None else str(projected.total)
-    return (f"hms {table.qualified_name} partitions={len(projected.selection.partitions)}/"
-            f"{total} (partition projection; no listing)")
 
 
 class HmsScan(JavaProxy):
@@ -172,15 +143,16 @@ class HmsScanBuilder(JavaProxy):
         implements = [f"{READ}.SupportsPushDownV2Filters",
                       f"{READ}.SupportsPushDownRequiredColumns"]
 
-    def __init__(self, context: CatalogContext, table: Table, schema: Any, options: Any) -> None:
+    def __init__(self, context: CatalogContext, target: ReadTarget, schema: Any,
+                 options: Any) -> None:
         self._context = context
         self._jvm = context.jvm
-        self._table = table
+        self._table = target  # what is read: a metastore table's or a path read's shape
         self._schema = schema
         self._required = schema
         self._options = options
         self._filters: list[_Pushed] = []
-        self._partition_names = set(table.partition_spec.names)
+        self._partition_names = set(target.partition_spec.names)
 
     def pushPredicates(self, predicates: Any) -> Any:
         utils = self._jvm.cls("org.apache.spark.sql.internal.connector.PredicateUtils")
@@ -208,41 +180,24 @@ class HmsScanBuilder(JavaProxy):
         self._required = required
 
     def build(self) -> Any:
-        table = self._table
-        spec = table.partition_spec
-        partitioned = len(spec) > 0
+        target = self._table
         partition_predicates = [f.predicate for f in self._filters
                                 if f.columns <= self._partition_names]
         data_filters = [f.v1 for f in self._filters
                         if f.v1 is not None and not f.columns & self._partition_names]
-        describe: Callable[[], str]
         predicate = and_all(without_implied_not_null(partition_predicates))
-        files: dict[str, list[str]] = {}
-        projection = projection_of(table) if partitioned else None
-        if projection is not None:
-            projected = select_projected(table, projection, predicate)
-            selection = projected.selection
-            describe = partial(_describe_projection, table, projected)
-        elif partitioned and is_enabled(table.parameters, f"Table {table.qualified_name}"):
-            found = discover_partitions(table, predicate, self._context.storage_options)
-            selection, files = found.selection, found.files
-            describe = partial(_describe_discovery, table, found.discovery)
-        elif partitioned:
-            total = self._context.count_later(table)
-            selection = select_partitions(self._context.metastore, table, predicate)
-            describe = partial(_describe, table, selection, total)
-        else:
-            selection = PartitionSelection([], 0, None, None, False)
-            describe = partial(_describe, table, selection, None)
-        builder = self._file_scan_builder(selection, files)
+        source = source_for(target, self._context.storage_options, self._context)
+        selection = source.select(predicate)
+        builder = self._file_scan_builder(selection, selection.files)
         builder.pruneColumns(self._required)
         pushed = builder.pushDataFilters(self._jvm.array(
             self._jvm.cls("org.apache.spark.sql.sources.Filter"), data_filters))
         getattr(builder, "pushedDataFilters_$eq")(pushed)
-        return HmsScan(self._jvm, builder.build(), describe)
+        return HmsScan(self._jvm, builder.build(),
+                       partial(describe, target.qualified_name, selection))
 
-    def _file_scan_builder(self, selection: PartitionSelection,
-                           files: dict[str, list[str]]) -> Any:
+    def _file_scan_builder(self, selection: Selection,
+                           files: Mapping[str, Sequence[str]]) -> Any:
         """Spark's Parquet/ORC scan builder over an index of the selected partitions' stored
         locations, each with its metastore values, typed by the declared partition columns.
         Where ``files`` names a partition's files, only those are read."""
@@ -270,7 +225,7 @@ class HmsScanBuilder(JavaProxy):
         return builder_class(jvm.jsession, index, self._schema, jvm.struct_type(table.columns),
                              self._options)
 
-    def _partition_spec(self, selection: PartitionSelection, paths: Any,
+    def _partition_spec(self, selection: Selection, paths: Any,
                         partition_schema: Any) -> Any:
         """Spark's ``PartitionSpec`` of the selected partitions (at Hadoop ``paths``).
 

@@ -11,6 +11,7 @@ from hmscatalog.metastore.model import Partition, StorageFormat, Table
 from hmscatalog.partitions.codec import make_part_name, parse_part_name
 from hmscatalog.projection.config import TEMPLATE
 from hmscatalog.sources.projection import projection_of
+from hmscatalog.sources.source import ReadTarget
 from hmscatalog.spark.jvm import CATALOG_PKG, JavaProxy
 from hmscatalog.spark.rows import internal_row, partition_strings
 from hmscatalog.spark.scan import CatalogContext, HmsScanBuilder
@@ -37,14 +38,14 @@ def table_properties(table: Table) -> dict[str, str]:
     return props
 
 
-class HmsTable(JavaProxy):
-    """A metastore table, readable by Spark's own Parquet and ORC scans."""
+class ReadOnlyTable(JavaProxy):
+    """What Spark reads, as a table it can only read: a metastore table's or a path read's
+    :class:`ReadTarget`, scanned by Spark's own Parquet and ORC scans."""
 
     class Java:
-        implements = [f"{CATALOG_PKG}.SupportsRead", f"{CATALOG_PKG}.SupportsWrite",
-                      f"{CATALOG_PKG}.SupportsAtomicPartitionManagement"]
+        implements = [f"{CATALOG_PKG}.SupportsRead"]
 
-    def __init__(self, context: CatalogContext, table: Table,
+    def __init__(self, context: CatalogContext, target: ReadTarget,
                  column_order: Sequence[str] | None = None) -> None:
         """``column_order``: the order in which Spark should see the columns, when it is not the
         metastore's (data columns, then partition columns). A CTAS hands its query to the table
@@ -52,15 +53,15 @@ class HmsTable(JavaProxy):
         so that every column lands in its own column, as the built-in catalog's CTAS does."""
         self._context = context
         self._jvm = context.jvm
-        self.table = table
-        columns = [*table.columns, *table.partition_keys]
+        self.target = target
+        columns = [*target.columns, *target.partition_keys]
         if column_order is not None:
             by_name = {c.name: c for c in columns}
             columns = [by_name[name] for name in column_order]
         self._schema = self._jvm.struct_type(columns)
 
     def name(self) -> str:
-        return self.table.qualified_name
+        return self.target.qualified_name
 
     def id(self) -> None:
         return None
@@ -78,8 +79,43 @@ class HmsTable(JavaProxy):
     def partitioning(self) -> Any:
         expressions = "org.apache.spark.sql.connector.expressions"
         identity = self._jvm.cls(f"{expressions}.Expressions").identity
-        transforms = [identity(c.name) for c in self.table.partition_keys]
+        transforms = [identity(c.name) for c in self.target.partition_keys]
         return self._jvm.array(self._jvm.cls(f"{expressions}.Transform"), transforms)
+
+    def properties(self) -> Any:
+        target = self.target
+        fmt = target.format
+        return self._jvm.hash_map({**target.properties,
+                                   "provider": fmt.name.lower() if fmt else "hive",
+                                   "location": target.location or ""})
+
+    def capabilities(self) -> Any:
+        capability = self._jvm.cls(f"{CATALOG_PKG}.TableCapability")
+        return self._jvm.once("read-capabilities",
+                              lambda: self._jvm.hash_set([capability.BATCH_READ]))
+
+    def constraints(self) -> Any:
+        constraint = self._jvm.cls(f"{CATALOG_PKG}.constraints.Constraint")
+        return self._jvm.array(constraint, [])
+
+    def newScanBuilder(self, options: Any) -> Any:
+        return HmsScanBuilder(self._context, self.target, self._schema, options)
+
+    def toString(self) -> str:
+        return f"HmsTable({self.target.qualified_name})"
+
+
+class HmsTable(ReadOnlyTable):
+    """A metastore table, readable by Spark's own Parquet and ORC scans, and writable."""
+
+    class Java:
+        implements = [f"{CATALOG_PKG}.SupportsRead", f"{CATALOG_PKG}.SupportsWrite",
+                      f"{CATALOG_PKG}.SupportsAtomicPartitionManagement"]
+
+    def __init__(self, context: CatalogContext, table: Table,
+                 column_order: Sequence[str] | None = None) -> None:
+        super().__init__(context, ReadTarget.of(table), column_order)
+        self.table = table
 
     def properties(self) -> Any:
         return self._jvm.hash_map(table_properties(self.table))
@@ -89,10 +125,6 @@ class HmsTable(JavaProxy):
         return self._jvm.once("capabilities", lambda: self._jvm.hash_set([
             capability.BATCH_READ, capability.BATCH_WRITE, capability.TRUNCATE,
             capability.OVERWRITE_BY_FILTER, capability.OVERWRITE_DYNAMIC]))
-
-    def constraints(self) -> Any:
-        constraint = self._jvm.cls(f"{CATALOG_PKG}.constraints.Constraint")
-        return self._jvm.array(constraint, [])
 
     def _require_supported_format(self, verb: str) -> None:
         fmt = self.table.format
@@ -105,11 +137,11 @@ class HmsTable(JavaProxy):
 
     def newScanBuilder(self, options: Any) -> Any:
         self._require_supported_format("read")
-        return HmsScanBuilder(self._context, self.table, self._schema, options)
+        return super().newScanBuilder(options)
 
     def newWriteBuilder(self, info: Any) -> Any:
         self._require_supported_format("write")
-        projection = projection_of(self.table)
+        projection = projection_of(self.target)
         if projection is not None and projection.template is not None:
             self._jvm.throw(self._jvm.cls("java.lang.UnsupportedOperationException")(
                 f"hms cannot write table {self.table.qualified_name}: its partitions are read "
@@ -234,5 +266,3 @@ class HmsTable(JavaProxy):
     def truncatePartitions(self, idents: Any) -> bool:
         return bool(self._unsupported("truncate"))
 
-    def toString(self) -> str:
-        return f"HmsTable({self.table.qualified_name})"
