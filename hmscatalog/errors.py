@@ -101,3 +101,8 @@ class InvalidSetting(HmsCatalogError, ValueError):
 class RecoveryFailed(HmsCatalogError):
     """An interrupted write into a table could not be finished or undone; the message names the
     table and what stopped it, and its record is kept for the next attempt."""
+
+
+class UnsupportedSparkVersion(HmsCatalogError):
+    """The running Spark is not a version hmscatalog was tested with; the message names the
+    running version and the supported ones."""

@@ -31,6 +31,7 @@ from hmscatalog.expressions.predicates import (
     columns_of,
     has_opaque,
 )
+from hmscatalog.spark.internals.read import UnreadableLiteral, v2_literal_value, v2_operand_kind
 
 _COMPARISONS: dict[str, CompareOp] = {
     "EqualTo": "=",
@@ -201,32 +202,20 @@ def _on(column: _Column, leaf: Predicate) -> Predicate:
 
 def _v2_term(e: Any) -> Any:
     """A V2 expression operand: a (possibly cast) top-level column, or a literal's value."""
-    kind = str(e.getClass().getSimpleName())
-    if kind == "FieldReference":
+    kind = v2_operand_kind(e)
+    if kind == "column":
         names = list(e.fieldNames())
         if len(names) != 1:
             raise _Untranslatable("nested field")
         return _Column(str(names[0]))
-    if kind == "Cast":
+    if kind == "cast":
         inner = _v2_term(e.expression())
         if not isinstance(inner, _Column) or inner.cast_to is not None:
             raise _Untranslatable("cast")
         return _Column(inner.name, str(e.dataType().catalogString()))
-    if kind == "LiteralValue":
-        return _v2_literal(e.value(), str(e.dataType().typeName()))
+    if kind == "literal":
+        try:
+            return v2_literal_value(e.value(), str(e.dataType().typeName()))
+        except UnreadableLiteral as exc:
+            raise _Untranslatable(str(exc)) from exc
     raise _Untranslatable(kind)
-
-
-def _v2_literal(value: Any, type_name: str) -> Any:
-    """A V2 literal (Spark's internal representation) as the predicate model's value."""
-    if value is None:
-        return None
-    if type_name == "string":
-        return str(value.toString())
-    if type_name == "date":
-        return dt.date(1970, 1, 1) + dt.timedelta(days=int(value))
-    if type_name in ("integer", "long", "short", "byte", "boolean", "double", "float"):
-        return value
-    if type_name.startswith("decimal"):
-        return decimal.Decimal(str(value.toJavaBigDecimal().toPlainString()))
-    raise _Untranslatable(type_name)

@@ -1,9 +1,11 @@
-"""All py4j access in one place: Java collections, schemas, exceptions, proxies.
+"""Generic py4j plumbing: Java collections, schemas, exceptions, proxies.
 
 Spark calls our catalog, table and scan objects through py4j callback proxies. A proxy does not
 inherit Java default methods: every method Spark calls (``hashCode``, ``equals``, ``toString``
 and interface defaults included) must exist on the Python object. :class:`JavaProxy` provides the
 ``java.lang.Object`` ones.
+
+Spark classes that are not public API are used only in :mod:`hmscatalog.spark.internals`.
 """
 
 from __future__ import annotations
@@ -112,10 +114,13 @@ class Jvm:
             found = self._made[key] = make()
         return found
 
-    @functools.cached_property
+    @property
     def sql_conf(self) -> Any:
-        """The session's ``SQLConf`` (one object, changed in place by ``SET``)."""
-        return self.jsession.sessionState().conf()
+        """The session's ``SQLConf``, for :mod:`hmscatalog.spark.statements` until its rewrite;
+        other code reads settings through :mod:`hmscatalog.spark.internals.session`."""
+        from hmscatalog.spark.internals.session import sql_conf
+
+        return sql_conf(self)
 
     def scala_object(self, name: str) -> Any:
         """The instance of the Scala ``object`` ``name`` (fully qualified)."""
@@ -266,6 +271,14 @@ class Jvm:
                 self.array(self.cls("org.apache.spark.QueryContext"), []), "")
         except Py4JJavaError:  # a Spark without that condition: still one readable line
             return self.cls("java.lang.IllegalStateException")(text, cause)
+
+    def unsupported(self, message: str) -> NoReturn:
+        """Throw ``java.lang.UnsupportedOperationException(message)``."""
+        self.throw(self.cls("java.lang.UnsupportedOperationException")(message))
+
+    def illegal_argument(self, message: str) -> NoReturn:
+        """Throw ``java.lang.IllegalArgumentException(message)``."""
+        self.throw(self.cls("java.lang.IllegalArgumentException")(message))
 
     def analysis_error(self, name: str, *args: Any) -> NoReturn:
         """Throw ``org.apache.spark.sql.catalyst.analysis.<name>(*args)``."""

@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from hmscatalog.spark.internals.read import invalidate_file_status_cache, new_file_status_cache
 from hmscatalog.spark.jvm import Jvm
 from hmscatalog.storage.locations import local_path
 
@@ -45,7 +46,7 @@ def directory_stamps(locations: Iterable[str]) -> dict[str, int | None] | None:
 
 @dataclass
 class _Listing:
-    cache: Any  # org.apache.spark.sql.execution.datasources.FileStatusCache
+    cache: Any  # Spark's FileStatusCache
     stamps: dict[str, int | None] = field(default_factory=dict)
 
 
@@ -57,15 +58,11 @@ class ListingCache:
         self._lock = threading.Lock()
         self._tables: dict[str, _Listing] = {}
 
-    def _new_cache(self) -> Any:
-        cache = self._jvm.cls("org.apache.spark.sql.execution.datasources.FileStatusCache")
-        return cache.getOrCreate(self._jvm.jsession)
-
     def cache_for(self, table: str, stamps: dict[str, int | None] | None) -> Any:
         """The ``FileStatusCache`` to list ``table``'s directories with, given their current
         ``stamps`` (from :func:`directory_stamps`; ``None``: they cannot be checked)."""
         if stamps is None:
-            return self._new_cache()
+            return new_file_status_cache(self._jvm)
         table = table.lower()
         with self._lock:
             listing = self._tables.get(table)
@@ -74,8 +71,8 @@ class ListingCache:
                 for location, stamp in stamps.items()
             ):
                 if listing is not None:
-                    listing.cache.invalidateAll()
-                listing = _Listing(self._new_cache())
+                    invalidate_file_status_cache(listing.cache)
+                listing = _Listing(new_file_status_cache(self._jvm))
                 self._tables[table] = listing
             listing.stamps.update(stamps)
             return listing.cache
@@ -85,11 +82,11 @@ class ListingCache:
         with self._lock:
             listing = self._tables.pop(table.lower(), None)
         if listing is not None:
-            listing.cache.invalidateAll()
+            invalidate_file_status_cache(listing.cache)
 
     def clear(self) -> None:
         """Forget every table's listing."""
         with self._lock:
             listings, self._tables = list(self._tables.values()), {}
         for listing in listings:
-            listing.cache.invalidateAll()
+            invalidate_file_status_cache(listing.cache)

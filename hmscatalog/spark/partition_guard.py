@@ -24,11 +24,10 @@ from typing import Any
 from hmscatalog.metastore.model import Table
 from hmscatalog.partitions.codec import ESCAPED_CHARACTERS
 from hmscatalog.partitions.types import parse_hive_type
+from hmscatalog.spark.internals.catalyst import Expressions, writer_bucket_spec
 from hmscatalog.spark.jvm import BARE_MESSAGE_CONDITION, Jvm
 from hmscatalog.write.rules import MAX_NAME_BYTES
 
-EXPRESSIONS = "org.apache.spark.sql.catalyst.expressions"
-WRITER_BUCKET_SPEC = "org.apache.spark.sql.execution.datasources.WriterBucketSpec"
 # A regular-expression class of the characters Hive's path escaping turns into %XX.
 _ESCAPED_CLASS = "[" + "".join(f"\\x{{{ord(c):x}}}" for c in sorted(ESCAPED_CHARACTERS)) + "]"
 
@@ -44,63 +43,44 @@ def partition_guard(jvm: Jvm, table: Table, partition_columns: list[Any]) -> Any
                if parse_hive_type(column.type).is_string]
     if not strings:
         return jvm.none()
-    make = _Expressions(jvm)
+    make = Expressions(jvm)
     bucket_id = make.literal(0)
     for bit, (name, attr) in enumerate(strings):
-        marked = make.cls("If")(make.cls("EqualTo")(attr, make.literal("")),
-                                make.literal(1 << bit), make.literal(0))
-        checked = make.cls("If")(_nameable(make, name, attr), marked,
-                                 _refusal(make, table.qualified_name, name, attr))
-        bucket_id = make.cls("BitwiseOr")(bucket_id, checked)
-    no_prefix = jvm.scala_map({}).withDefaultValue("")  # a Scala Int => String giving ""
-    return jvm.some(jvm.scala_object(WRITER_BUCKET_SPEC).apply(bucket_id, no_prefix))
+        marked = make.if_(make.equal_to(attr, make.literal("")),
+                          make.literal(1 << bit), make.literal(0))
+        checked = make.if_(_nameable(make, name, attr), marked,
+                           _refusal(make, table.qualified_name, name, attr))
+        bucket_id = make.bitwise_or(bucket_id, checked)
+    return writer_bucket_spec(jvm, bucket_id)
 
 
-class _Expressions:
-    """Catalyst expression constructors over py4j."""
-
-    def __init__(self, jvm: Jvm) -> None:
-        self.jvm = jvm
-        self._literal = jvm.scala_object(f"{EXPRESSIONS}.Literal")
-
-    def cls(self, name: str) -> Any:
-        return self.jvm.cls(f"{EXPRESSIONS}.{name}")
-
-    def literal(self, value: Any) -> Any:
-        return self._literal.apply(value)
-
-
-def _nameable(make: _Expressions, name: str, attr: Any) -> Any:
+def _nameable(make: Expressions, name: str, attr: Any) -> Any:
     """True where ``attr`` can name a directory: NULL, or no NUL and a short enough name.
     The escaped length is computed (by a regular expression) only for values long enough to
     need it: escaping at most triples a value's bytes."""
     room = MAX_NAME_BYTES - len(name.encode("utf-8")) - 1  # "name=" before the value
-    octets = make.cls("OctetLength")(attr)
-    escaped = make.cls("RegExpReplace")(attr, make.literal(_ESCAPED_CLASS),
-                                        make.literal("%00"))
-    short = make.cls("Or")(
-        make.cls("LessThanOrEqual")(octets, make.literal(room // 3)),
-        make.cls("LessThanOrEqual")(make.cls("OctetLength")(escaped), make.literal(room)))
-    no_nul = make.cls("Not")(make.cls("Contains")(attr, make.literal("\0")))
-    return make.cls("Or")(make.cls("IsNull")(attr), make.cls("And")(no_nul, short))
+    octets = make.octet_length(attr)
+    escaped = make.regexp_replace(attr, make.literal(_ESCAPED_CLASS), make.literal("%00"))
+    short = make.or_(
+        make.less_than_or_equal(octets, make.literal(room // 3)),
+        make.less_than_or_equal(make.octet_length(escaped), make.literal(room)))
+    no_nul = make.not_(make.contains(attr, make.literal("\0")))
+    return make.or_(make.is_null(attr), make.and_(no_nul, short))
 
 
-def _refusal(make: _Expressions, table: str, name: str, attr: Any) -> Any:
+def _refusal(make: Expressions, table: str, name: str, attr: Any) -> Any:
     """An expression that raises ``[HMS_INVALID_PARTITION_VALUE]`` naming ``attr``'s value."""
-    shown = make.cls("Substring")(
-        make.cls("StringReplace")(attr, make.literal("\0"), make.literal("\\x00")),
+    shown = make.substring(
+        make.string_replace(attr, make.literal("\0"), make.literal("\\x00")),
         make.literal(1), make.literal(60))
     where = f"' of column {name} of table {table} "
-    reason = make.cls("If")(
-        make.cls("Contains")(attr, make.literal("\0")),
+    reason = make.if_(
+        make.contains(attr, make.literal("\0")),
         make.literal("contains U+0000 (NUL), which a partition directory name cannot hold"),
         make.literal(f"makes a directory name over the {MAX_NAME_BYTES} bytes file systems "
                      "allow"))
-    message = make.cls("Concat")(make.jvm.seq([
+    message = make.concat([
         make.literal("[HMS_INVALID_PARTITION_VALUE] partition value '"), shown,
-        make.literal(where), reason]))
-    integer = make.jvm.scala_object("org.apache.spark.sql.types.IntegerType")
-    parameters = make.cls("CreateMap")(
-        make.jvm.seq([make.literal("message"), message]), False)
-    return make.jvm.scala_object(f"{EXPRESSIONS}.RaiseError").apply(
-        make.literal(BARE_MESSAGE_CONDITION), parameters, integer)
+        make.literal(where), reason])
+    parameters = make.string_map([make.literal("message"), message])
+    return make.raise_int_error(make.literal(BARE_MESSAGE_CONDITION), parameters)

@@ -28,9 +28,11 @@ from hmscatalog.sources.paths import (
 )
 from hmscatalog.sources.source import ReadTarget, Selection
 from hmscatalog.spark.attach import proxy_jvm, storage_options
+from hmscatalog.spark.internals import read, session
+from hmscatalog.spark.internals.versions import PYTHON_SOURCE_FILTERS, require_spark
 from hmscatalog.spark.jvm import Jvm
 from hmscatalog.spark.listing import directory_stamps
-from hmscatalog.spark.scan import DATASOURCES, CatalogContext, HmsScanBuilder
+from hmscatalog.spark.scan import CatalogContext, HmsScanBuilder
 from hmscatalog.spark.table import ReadOnlyTable
 from hmscatalog.storage.globs import expand
 
@@ -79,11 +81,8 @@ class PathScanBuilder(HmsScanBuilder):
         if index is None:  # no data file: an empty scan, with the read's partition columns
             return super()._file_scan_builder(replace(selection, partitions=[]), {})
         jvm = self._jvm
-        builder_class = jvm.cls(f"{DATASOURCES}.v2.orc.OrcScanBuilder"
-                                if table.format is StorageFormat.ORC
-                                else f"{DATASOURCES}.v2.parquet.ParquetScanBuilder")
-        return builder_class(jvm.jsession, index, self._schema, jvm.struct_type(table.columns),
-                             self._options)
+        return read.file_scan_builder(jvm, table.format, index, self._schema,
+                                      jvm.struct_type(table.columns), self._options)
 
     def _check_values(self, locations: list[str]) -> None:
         table = self._table
@@ -99,12 +98,10 @@ class PathScanBuilder(HmsScanBuilder):
         table = self._table
         cache = self._context.listings.cache_for(table.qualified_name,
                                                  directory_stamps(locations))
-        index = jvm.cls(f"{DATASOURCES}.InMemoryFileIndex")(
-            jvm.jsession, jvm.hadoop_paths(paths),
-            jvm.scala_map({"basePath": table.location or ""}), jvm.some(self._schema), cache,
-            jvm.none(), jvm.none())
-        found = [str(name).lower() for name in index.partitionSchema().fieldNames()]
-        if not found and len(index.inputFiles()) == 0:
+        index = read.file_index(jvm, paths, {"basePath": table.location or ""}, self._schema,
+                                cache)
+        found = read.index_partition_columns(index)
+        if not found and read.index_file_count(index) == 0:
             return None
         sampled = [column.name for column in table.partition_keys]
         if found != sampled:
@@ -170,6 +167,10 @@ def read_partitioned(spark: Any, path: str, format: str = "parquet",
     label = f"read of {path}"
     from_paths = projection is None  # values as Spark reads them from key=value directories
     if not native:
+        require_spark(jvm, PYTHON_SOURCE_FILTERS,
+                      f"read of {path}: Spark cannot open {layout.storage.scheme}:// itself (add "
+                      "hadoop-aws), and reading it through pyarrow (filters pushed into a Python "
+                      "data source)")
         return _through_pyarrow(spark, layout.target(label, label, fmt, properties, from_paths),
                                 settings)
     # Spark's scan names the read path.<path> in EXPLAIN (hms path.<path> partitions=...) and
@@ -178,31 +179,12 @@ def read_partitioned(spark: Any, path: str, format: str = "parquet",
     context = jvm.once("path-read-context", lambda: CatalogContext(jvm, None, settings))
     if context.storage_options != settings:
         context = CatalogContext(jvm, None, settings)
-    return _dataframe(spark, jvm, PathTable(context, target, label))
-
-
-def _dataframe(spark: Any, jvm: Jvm, table: PathTable) -> Any:
-    from pyspark.sql import DataFrame
-
-    relation = jvm.scala_object(
-        "org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation"
-    ).create(table, jvm.none(), jvm.none())
-    return DataFrame(jvm.scala_object("org.apache.spark.sql.classic.Dataset").ofRows(
-        jvm.jsession, relation), spark)
+    return session.dataframe(spark, jvm, PathTable(context, target, label))
 
 
 def _spark_can_open(jvm: Jvm, scheme: str) -> bool:
     """Whether Spark's Hadoop file systems include ``scheme`` (``s3a`` needs hadoop-aws)."""
-    if scheme == "file":
-        return True
-    from py4j.protocol import Py4JJavaError
-
-    conf = jvm.jsession.sessionState().newHadoopConf()
-    try:
-        jvm.cls("org.apache.hadoop.fs.FileSystem").getFileSystemClass(scheme, conf)
-    except Py4JJavaError:  # UnsupportedFileSystemException: no file system for the scheme
-        return False
-    return True
+    return scheme == "file" or session.has_file_system(jvm, scheme)
 
 
 def _through_pyarrow(spark: Any, target: ReadTarget, settings: Mapping[str, str]) -> Any:

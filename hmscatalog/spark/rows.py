@@ -11,6 +11,7 @@ from hmscatalog.errors import InvalidPartitionValue
 from hmscatalog.partitions.codec import DEFAULT_PARTITION_NAME
 from hmscatalog.partitions.spec import PartitionSpec
 from hmscatalog.partitions.types import HiveType, format_value, parse_value
+from hmscatalog.spark.internals.catalyst import cast_strings
 from hmscatalog.spark.jvm import Jvm
 
 _EPOCH_DAY = dt.date(1970, 1, 1)
@@ -33,37 +34,11 @@ def internal_row(jvm: Jvm, spec: PartitionSpec, strings: Sequence[str], time_zon
     both a NULL and the string ``__HIVE_DEFAULT_PARTITION__`` as that one partition, so the
     identifier still names exactly it.)
     """
-    utf8 = jvm.cls("org.apache.spark.unsafe.types.UTF8String")
     values = [None if text is None or (text == DEFAULT_PARTITION_NAME and not (
-        default_name_in_strings and column.type.is_string)) else utf8.fromString(text)
+        default_name_in_strings and column.type.is_string)) else text
         for text, column in zip(strings, spec.columns, strict=True)]
-    row_class = jvm.cls("org.apache.spark.sql.catalyst.expressions.GenericInternalRow")
-    row = row_class(jvm.array(jvm.cls("java.lang.Object"), values))
-    return _caster(jvm, spec, time_zone).apply(row).copy()
-
-
-def _caster(jvm: Jvm, spec: PartitionSpec, time_zone: str) -> Any:
-    """A projection casting a row of strings to the spec's types (made once per session).
-
-    It is interpreted, not generated: every generated projection class has the same name, and
-    py4j, which looks methods up by class name, would call the first one's ``apply`` on the
-    next (``object is not an instance of declaring class``) once two type lists were used.
-    """
     types = ["string" if c.type.is_string else str(c.type) for c in spec.columns]
-
-    def make() -> Any:
-        expressions = "org.apache.spark.sql.catalyst.expressions"
-        string = jvm.scala_object("org.apache.spark.sql.types.StringType")
-        data_type = jvm.scala_object("org.apache.spark.sql.types.DataType")
-        legacy = jvm.scala_object(f"{expressions}.EvalMode").LEGACY()
-        casts = [jvm.cls(f"{expressions}.Cast")(
-            jvm.cls(f"{expressions}.BoundReference")(i, string, True),
-            data_type.fromDDL(kind), jvm.some(time_zone), legacy)
-            for i, kind in enumerate(types)]
-        return jvm.scala_object(f"{expressions}.UnsafeProjection").createInterpretedObject(
-            jvm.seq(casts))
-
-    return jvm.once(f"partition-caster<{','.join(types)}>@{time_zone}", make)
+    return cast_strings(jvm, values, types, time_zone)
 
 
 def _python_value(row: Any, index: int, hive_type: HiveType, time_zone: str) -> Any:

@@ -20,18 +20,19 @@ from typing import Any, NamedTuple
 from hmscatalog.errors import HmsCatalogError
 from hmscatalog.expressions.predicates import Predicate, and_all
 from hmscatalog.metastore.client import MetastoreClient
-from hmscatalog.metastore.model import StorageFormat, Table
+from hmscatalog.metastore.model import Table
 from hmscatalog.partitions.codec import make_part_name
 from hmscatalog.sources.choose import source_for
 from hmscatalog.sources.source import ReadTarget, Selection, describe
 from hmscatalog.spark.filters import translate, translate_v2, without_implied_not_null
+from hmscatalog.spark.internals import read
+from hmscatalog.spark.internals.session import time_zone
 from hmscatalog.spark.jvm import JavaProxy, Jvm
 from hmscatalog.spark.listing import ListingCache, directory_stamps
 from hmscatalog.spark.rows import internal_row
 
 READ = "org.apache.spark.sql.connector.read"
 PREDICATE = "org.apache.spark.sql.connector.expressions.filter.Predicate"
-DATASOURCES = "org.apache.spark.sql.execution.datasources"
 
 
 class CatalogContext:
@@ -112,8 +113,7 @@ class HmsScan(JavaProxy):
         return False  # Spark evaluates every filter again above the scan
 
     def toMicroBatchStream(self, checkpoint: str) -> Any:
-        self._jvm.throw(self._jvm.cls("java.lang.UnsupportedOperationException")(
-            "hms tables cannot be read as a stream"))
+        self._jvm.unsupported("hms tables cannot be read as a stream")
 
     def toContinuousStream(self, checkpoint: str) -> Any:
         return self.toMicroBatchStream(checkpoint)
@@ -155,12 +155,7 @@ class HmsScanBuilder(JavaProxy):
         self._partition_names = set(target.partition_spec.names)
 
     def pushPredicates(self, predicates: Any) -> Any:
-        utils = self._jvm.cls("org.apache.spark.sql.internal.connector.PredicateUtils")
-        v2 = list(predicates)
-        v1 = list(utils.toV1(predicates))
-        if len(v1) != len(v2):  # some have no V1 form: find which
-            options = [utils.toV1(p) for p in v2]
-            v1 = [o.get() if o.isDefined() else None for o in options]
+        v2, v1 = read.v1_filters(self._jvm, predicates)
         self._filters = [
             _Pushed(p, f, *(translate(f) if f is not None else translate_v2(p)))
             for p, f in zip(v2, v1, strict=True)
@@ -189,12 +184,8 @@ class HmsScanBuilder(JavaProxy):
         source = source_for(target, self._context.storage_options, self._context)
         selection = source.select(predicate)
         builder = self._file_scan_builder(selection, selection.files)
-        builder.pruneColumns(self._required)
-        pushed = builder.pushDataFilters(self._jvm.array(
-            self._jvm.cls("org.apache.spark.sql.sources.Filter"), data_filters))
-        getattr(builder, "pushedDataFilters_$eq")(pushed)
-        return HmsScan(self._jvm, builder.build(),
-                       partial(describe, target.qualified_name, selection))
+        scan = read.build_file_scan(self._jvm, builder, self._required, data_filters)
+        return HmsScan(self._jvm, scan, partial(describe, target.qualified_name, selection))
 
     def _file_scan_builder(self, selection: Selection,
                            files: Mapping[str, Sequence[str]]) -> Any:
@@ -206,28 +197,21 @@ class HmsScanBuilder(JavaProxy):
         partition_schema = jvm.struct_type(table.partition_keys)
         if table.partition_keys:
             locations = [part.location or "" for part in selection.partitions]
-            spec = self._partition_spec(selection, jvm.hadoop_paths(locations),
-                                        partition_schema)
-            paths = jvm.hadoop_paths([path for location in locations
-                                      for path in files.get(location, [location])])
+            spec = self._partition_spec(selection, locations, partition_schema)
+            paths = [path for location in locations for path in files.get(location, [location])]
         else:
             locations = [table.location or ""]
-            paths = jvm.hadoop_paths(locations)
-            spec = jvm.cls(f"{DATASOURCES}.PartitionSpec")(partition_schema, jvm.seq([]))
+            paths = locations
+            spec = read.partition_spec(jvm, partition_schema, [])
         cache = self._context.listings.cache_for(table.qualified_name,
                                                  directory_stamps(locations))
-        index = jvm.cls(f"{DATASOURCES}.InMemoryFileIndex")(
-            jvm.jsession, paths, jvm.scala_map({}),
-            jvm.some(self._schema), cache, jvm.some(spec), jvm.none())
-        builder_class = jvm.cls(f"{DATASOURCES}.v2.orc.OrcScanBuilder"
-                                if table.format is StorageFormat.ORC
-                                else f"{DATASOURCES}.v2.parquet.ParquetScanBuilder")
-        return builder_class(jvm.jsession, index, self._schema, jvm.struct_type(table.columns),
-                             self._options)
+        index = read.file_index(jvm, paths, {}, self._schema, cache, spec)
+        return read.file_scan_builder(jvm, table.format, index, self._schema,
+                                      jvm.struct_type(table.columns), self._options)
 
-    def _partition_spec(self, selection: Selection, paths: Any,
+    def _partition_spec(self, selection: Selection, locations: list[str],
                         partition_schema: Any) -> Any:
-        """Spark's ``PartitionSpec`` of the selected partitions (at Hadoop ``paths``).
+        """Spark's ``PartitionSpec`` of the selected partitions (stored at ``locations``).
 
         When every partition sits where Hive puts it (``<table>/<k=v>/...``), its directory name
         says exactly what its metastore values say, and Spark parses all of them in one JVM call,
@@ -238,19 +222,13 @@ class HmsScanBuilder(JavaProxy):
         table = self._table
         names = table.partition_spec.names
         root = (table.location or "").rstrip("/")
-        locations = [(part.location or "").rstrip("/") for part in selection.partitions]
-        if locations and all(location == f"{root}/{make_part_name(names, list(part.values))}"
-                             for location, part in zip(locations, selection.partitions,
-                                                       strict=True)):
+        stripped = [location.rstrip("/") for location in locations]
+        if stripped and all(location == f"{root}/{make_part_name(names, list(part.values))}"
+                            for location, part in zip(stripped, selection.partitions,
+                                                      strict=True)):
             # Names are lower case on both sides, so matching them is case-insensitive.
-            return jvm.scala_object(f"{DATASOURCES}.PartitioningUtils").parsePartitions(
-                paths, False, jvm.hadoop_paths([root]).toSet(), jvm.some(partition_schema),
-                False, jvm.sql_conf.validatePartitionColumns(),
-                jvm.sql_conf.sessionLocalTimeZone(), False)
-        time_zone = str(jvm.sql_conf.sessionLocalTimeZone())
-        hadoop_path = jvm.cls("org.apache.hadoop.fs.Path")
-        partition_path = jvm.cls(f"{DATASOURCES}.PartitionPath")
-        paths = [partition_path(internal_row(jvm, table.partition_spec, part.values, time_zone),
-                                hadoop_path(part.location))
-                 for part in selection.partitions]
-        return jvm.cls(f"{DATASOURCES}.PartitionSpec")(partition_schema, jvm.seq(paths))
+            return read.parsed_partition_spec(jvm, locations, root, partition_schema)
+        zone = time_zone(jvm)
+        return read.partition_spec(jvm, partition_schema, [
+            (internal_row(jvm, table.partition_spec, part.values, zone), part.location)
+            for part in selection.partitions])

@@ -12,6 +12,7 @@ from hmscatalog.partitions.codec import make_part_name, parse_part_name
 from hmscatalog.projection.config import TEMPLATE
 from hmscatalog.sources.projection import projection_of
 from hmscatalog.sources.source import ReadTarget
+from hmscatalog.spark.internals.session import v2_columns
 from hmscatalog.spark.jvm import CATALOG_PKG, JavaProxy
 from hmscatalog.spark.rows import internal_row, partition_strings
 from hmscatalog.spark.scan import CatalogContext, HmsScanBuilder
@@ -73,8 +74,7 @@ class ReadOnlyTable(JavaProxy):
         return self._schema
 
     def columns(self) -> Any:
-        util = self._jvm.cls(f"{CATALOG_PKG}.CatalogV2Util")
-        return util.structTypeToV2Columns(self._schema, False)
+        return v2_columns(self._jvm, self._schema)
 
     def partitioning(self) -> Any:
         expressions = "org.apache.spark.sql.connector.expressions"
@@ -131,9 +131,9 @@ class HmsTable(ReadOnlyTable):
         if fmt not in READABLE_FORMATS:
             storage = self.table.storage
             stored = fmt.name.lower() if fmt else (storage.input_format or "unknown")
-            self._jvm.throw(self._jvm.cls("java.lang.UnsupportedOperationException")(
+            self._jvm.unsupported(
                 f"hms cannot {verb} table {self.table.qualified_name}: it is stored as {stored}; "
-                f"hms can {verb} parquet and orc tables"))
+                f"hms can {verb} parquet and orc tables")
 
     def newScanBuilder(self, options: Any) -> Any:
         self._require_supported_format("read")
@@ -143,10 +143,10 @@ class HmsTable(ReadOnlyTable):
         self._require_supported_format("write")
         projection = projection_of(self.target)
         if projection is not None and projection.template is not None:
-            self._jvm.throw(self._jvm.cls("java.lang.UnsupportedOperationException")(
+            self._jvm.unsupported(
                 f"hms cannot write table {self.table.qualified_name}: its partitions are read "
                 f"from {TEMPLATE} ({projection.template}), and hms writes partitions only to "
-                "key=value directories under the table location"))
+                "key=value directories under the table location")
         return HmsWriteBuilder(self._context, self.table, info)
 
     # -- partitions (ALTER TABLE ADD/DROP PARTITION, SHOW PARTITIONS) ----------------------
@@ -254,8 +254,7 @@ class HmsTable(ReadOnlyTable):
         return self._jvm.array(self._jvm.cls("org.apache.spark.sql.catalyst.InternalRow"), rows)
 
     def _unsupported(self, what: str) -> Any:
-        self._jvm.throw(self._jvm.cls("java.lang.UnsupportedOperationException")(
-            f"hms cannot {what} partitions of {self.table.qualified_name} yet"))
+        self._jvm.unsupported(f"hms cannot {what} partitions of {self.table.qualified_name} yet")
 
     def renamePartition(self, old: Any, new: Any) -> bool:
         return bool(self._unsupported("rename"))

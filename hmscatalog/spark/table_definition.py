@@ -20,6 +20,7 @@ from hmscatalog.metastore.model import (
     Table,
 )
 from hmscatalog.partitions.types import parse_hive_type
+from hmscatalog.spark.internals.session import builtin_table_storage
 from hmscatalog.spark.jvm import Jvm
 
 _FORMATS = {"parquet": StorageFormat.PARQUET, "orc": StorageFormat.ORC,
@@ -33,10 +34,6 @@ _RESERVED = frozenset({"provider", "location", "comment", "owner", "external",
                        "hive.stored-as", "is_managed_location"})
 
 
-def _scala_optional(option: Any) -> str | None:
-    return str(option.get()) if option.isDefined() else None
-
-
 class TableDefinitions:
     """Builds the metastore :class:`Table` a CREATE statement asks for; refuses (with an
     ``IllegalArgumentException`` naming the table) what hms cannot create."""
@@ -46,7 +43,7 @@ class TableDefinitions:
         self.client = client
 
     def _illegal(self, message: str) -> Any:
-        self._jvm.throw(self._jvm.cls("java.lang.IllegalArgumentException")(message))
+        self._jvm.illegal_argument(message)
 
     def table(
         self, database: str, name: str, struct: Any, transforms: Any, props: dict[str, str]
@@ -118,14 +115,13 @@ class TableDefinitions:
         """``provider`` and ``option.*`` SerDe properties that recreate ``source``'s storage."""
         fmt: StorageFormat | None = None
         options: dict[str, str] = {}
-        if str(source.getClass().getSimpleName()) == "V1Table":  # the built-in catalog's
-            storage = source.v1Table().storage()
-            serde = _scala_optional(storage.serde())
-            fmt = StorageFormat.detect(_scala_optional(storage.inputFormat()), serde)
+        builtin = builtin_table_storage(self._jvm, source)
+        if builtin is not None:  # a table of the built-in catalog
+            input_format, serde, options = builtin
+            fmt = StorageFormat.detect(input_format, serde)
             if fmt is None:
                 self._illegal(f"hms cannot create a table like {source.name()}: it is stored "
                               f"with SerDe {serde}; hms creates parquet, orc and textfile tables")
-            options = self._jvm.to_dict(self._jvm.java_map(storage.properties()))
         else:
             try:
                 found = self.client.get_table(*str(source.name()).split(".", 1))

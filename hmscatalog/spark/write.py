@@ -12,17 +12,20 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
+from functools import partial
 from typing import Any, Literal
 
 from hmscatalog import config
 from hmscatalog.errors import DynamicPartitionError, HmsCatalogError, WriteFailed
 from hmscatalog.expressions.literals import Uncomparable, coerce_literal
 from hmscatalog.expressions.predicates import AlwaysTrue, Compare, EqualNullSafe
-from hmscatalog.metastore.model import StorageFormat, Table
+from hmscatalog.metastore.model import Table
 from hmscatalog.partitions.codec import DEFAULT_PARTITION_NAME
 from hmscatalog.partitions.spec import PartitionSpec
 from hmscatalog.partitions.types import format_value
 from hmscatalog.spark.filters import translate_v2
+from hmscatalog.spark.internals.session import conf_value
+from hmscatalog.spark.internals.write import FileWrite, attributes_by_name, prepare_file_write
 from hmscatalog.spark.jvm import JavaProxy, Jvm
 from hmscatalog.spark.partition_guard import partition_guard
 from hmscatalog.spark.scan import CatalogContext
@@ -30,7 +33,6 @@ from hmscatalog.write.commit import TableCommit
 from hmscatalog.write.rules import DynamicPartitionSettings, check_partition_counts
 
 WRITE = "org.apache.spark.sql.connector.write"
-DATASOURCES = "org.apache.spark.sql.execution.datasources"
 
 
 def _static_value(spec: PartitionSpec, predicate: Any) -> tuple[str, str] | None:
@@ -56,8 +58,7 @@ def _by_name(jvm: Jvm, schema: Any) -> dict[str, Any]:
     that ``createTable`` returns reports the query's order (see :class:`HmsTable`), so rows do
     not always come in the metastore's order (data columns, then partition columns): files and
     partition directories are laid out by name."""
-    attributes = jvm.cls("org.apache.spark.sql.catalyst.types.DataTypeUtils").toAttributes(schema)
-    return {str(a.name()).lower(): a for a in jvm.java_list(attributes)}
+    return attributes_by_name(jvm, schema)
 
 
 class HmsWriteBuilder(JavaProxy):
@@ -88,9 +89,9 @@ class HmsWriteBuilder(JavaProxy):
             if static is not None:
                 self._static[static[0]] = static[1]
             elif not isinstance(translate_v2(predicate)[0], AlwaysTrue):
-                self._jvm.throw(self._jvm.cls("java.lang.IllegalArgumentException")(
+                self._jvm.illegal_argument(
                     f"hms can overwrite table {self._table.qualified_name} only by partition "
-                    f"values (column = value), not by {predicate.toString()}"))
+                    f"values (column = value), not by {predicate.toString()}")
         return self
 
     def truncate(self) -> Any:
@@ -150,8 +151,8 @@ class HmsWrite(JavaProxy):
         return HmsBatchWrite(self._context, self._table, self._info, self._mode, self._static)
 
     def toStreaming(self) -> Any:
-        self._jvm.throw(self._jvm.cls("java.lang.UnsupportedOperationException")(
-            f"hms cannot write table {self._table.qualified_name} from a stream"))
+        self._jvm.unsupported(
+            f"hms cannot write table {self._table.qualified_name} from a stream")
 
     def supportedCustomMetrics(self) -> Any:
         return self._jvm.array(
@@ -178,61 +179,29 @@ class HmsBatchWrite(JavaProxy):
         self._table = table
         self._mode = mode
         self._static = static
-        self._settings = DynamicPartitionSettings.from_conf(self._conf_value)
+        self._settings = DynamicPartitionSettings.from_conf(partial(conf_value, self._jvm))
         stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%d%H%M%S")
         self._write_id = f"{stamp}-{uuid.uuid4().hex[:12]}"
         self._commit = TableCommit(context.metastore, table, self._write_id)
         self._commit.begin()
-        self._job, self._committer, self._factory = self._setup(info)
+        self._files = self._setup(info)
 
-    def _conf_value(self, key: str) -> str | None:
-        value = self._jvm.sql_conf.getConfString(key, None)
-        return None if value is None else str(value)
-
-    def _setup(self, info: Any) -> tuple[Any, Any, Any]:
+    def _setup(self, info: Any) -> FileWrite:
         jvm = self._jvm
         table = self._table
-        staging = f"file:{self._commit.staging}"
-        options = jvm.cls("org.apache.spark.api.python.PythonUtils").toScalaMap(
-            info.options().asCaseSensitiveMap())
-        job = jvm.cls("org.apache.hadoop.mapreduce.Job").getInstance(
-            jvm.jsession.sessionState().newHadoopConfWithOptions(options))
-        java_class = jvm.cls("java.lang.Class")
-        job.setOutputKeyClass(java_class.forName("java.lang.Void"))
-        job.setOutputValueClass(java_class.forName("org.apache.spark.sql.catalyst.InternalRow"))
-        jvm.cls("org.apache.hadoop.mapreduce.lib.output.FileOutputFormat").setOutputPath(
-            job, jvm.cls("org.apache.hadoop.fs.Path")(staging))
-
         attributes = _by_name(jvm, info.schema())
         data_columns = [attributes[c.name] for c in table.columns]
         partition_columns = [attributes[c.name] for c in table.partition_keys]
         if config.read_flag(table.parameters, config.PARTITION_COLUMNS_IN_DATA_FILE,
                             f"Table {table.qualified_name}"):
             data_columns += partition_columns
-        columns = jvm.seq(list(attributes.values()))
-        data_schema = jvm.cls("org.apache.spark.sql.catalyst.types.DataTypeUtils") \
-            .fromAttributes(jvm.seq(data_columns))
-        file_format = jvm.cls(f"{DATASOURCES}.orc.OrcFileFormat" if table.format is
-                              StorageFormat.ORC else f"{DATASOURCES}.parquet.ParquetFileFormat")()
-        writer_factory = file_format.prepareWrite(jvm.jsession, job, options, data_schema)
-
-        conf = jvm.cls("org.apache.spark.util.SerializableConfiguration")(job.getConfiguration())
-        tracker = jvm.cls(f"{DATASOURCES}.BasicWriteJobStatsTracker")(
-            conf, jvm.scala_object(f"{DATASOURCES}.BasicWriteJobStatsTracker").metrics())
-        sql_conf = jvm.sql_conf
-        description = jvm.cls(f"{DATASOURCES}.WriteJobDescription")(
-            self._write_id, conf, writer_factory, columns, jvm.seq(data_columns),
-            jvm.seq(partition_columns), partition_guard(jvm, table, partition_columns),
-            staging, jvm.scala_map({}), sql_conf.maxRecordsPerFile(),
-            sql_conf.sessionLocalTimeZone(), jvm.seq([tracker]))
-        committer = jvm.scala_object("org.apache.spark.internal.io.FileCommitProtocol") \
-            .instantiate(sql_conf.fileCommitProtocolClass(), self._write_id, staging, False)
-        committer.setupJob(job)
-        factory = jvm.cls(f"{DATASOURCES}.v2.FileWriterFactory")(description, committer)
-        return job, committer, factory
+        return prepare_file_write(
+            jvm, self._write_id, f"file:{self._commit.staging}", table.format, info.options(),
+            list(attributes.values()), data_columns, partition_columns,
+            partition_guard(jvm, table, partition_columns))
 
     def createBatchWriterFactory(self, physical_info: Any) -> Any:
-        return self._factory
+        return self._files.factory
 
     def useCommitCoordinator(self) -> bool:
         return False  # the file committer asks Spark's coordinator itself, as for file tables
@@ -243,15 +212,14 @@ class HmsBatchWrite(JavaProxy):
     def commit(self, messages: Any, summary: Any = None) -> None:
         results = list(messages)
         try:
-            per_task = [int(m.summary().updatedPartitions().size()) for m in results]
-            self._committer.commitJob(self._job, self._jvm.seq([m.commitMsg() for m in results]))
+            per_task = self._files.commit(results)
             limits = self._settings if self._table.partition_keys else None
             self._commit.commit(
                 self._mode, self._static,
                 check=None if limits is None else
                 lambda written: check_partition_counts(written, per_task, limits))
         except DynamicPartitionError as exc:
-            self._jvm.throw(self._jvm.cls("java.lang.IllegalArgumentException")(str(exc)))
+            self._jvm.illegal_argument(str(exc))
         except WriteFailed:
             raise
         except (HmsCatalogError, OSError) as exc:
@@ -263,7 +231,7 @@ class HmsBatchWrite(JavaProxy):
 
     def abort(self, messages: Any) -> None:
         try:
-            self._committer.abortJob(self._job)
+            self._files.abort()
         finally:
             self._commit.abort()
 

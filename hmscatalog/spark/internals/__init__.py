@@ -1,0 +1,34 @@
+"""Every Spark internal hmscatalog touches, in one folder, and the Spark versions it supports.
+
+hmscatalog implements Spark's public DataSource V2 API (``org.apache.spark.sql.connector``) in
+the modules beside this package. What that API leaves to Spark's own file sources (reading and
+writing Parquet/ORC files, typing partition values, a DataFrame over a table no catalog holds)
+goes through Spark classes that are not public API, and only through the functions here:
+
+* :mod:`.versions` — :data:`SUPPORTED` minors, :func:`check_spark_version`, the running version
+  (by which a function picks a form that changed between supported releases), and the newer
+  public APIs some features need (:func:`~.versions.require_spark`).
+* :mod:`.session` — ``SessionState``/``SQLConf`` (settings, time zone, Hadoop configurations),
+  ``DataSourceV2Relation`` + ``classic.Dataset.ofRows``, ``CatalogV2Util``.
+* :mod:`.read` — ``PredicateUtils.toV1``, V2 operand classes and literal values,
+  ``FileStatusCache``, ``InMemoryFileIndex``, ``PartitionSpec``/``PartitionPath``,
+  ``PartitioningUtils.parsePartitions``, ``Parquet/OrcScanBuilder`` and their data-filter push.
+* :mod:`.write` — ``DataTypeUtils`` attributes, ``WriteJobDescription``,
+  ``Parquet/OrcFileFormat.prepareWrite``, ``BasicWriteJobStatsTracker``, ``FileCommitProtocol``,
+  ``FileWriterFactory``, ``WriteTaskResult``.
+* :mod:`.catalyst` — Catalyst expression constructors, ``WriterBucketSpec``,
+  ``GenericInternalRow``/``UTF8String`` rows cast by an interpreted ``UnsafeProjection``.
+
+The rule: outside this package, hmscatalog names only public Spark API — the connector
+interfaces and their types (``org.apache.spark.sql.connector``, ``sql.sources.Filter``,
+``sql.types``, ``sql.util``, ``catalyst.InternalRow`` and the ``catalyst.analysis`` exceptions
+that connector signatures use), ``SparkRuntimeException`` — plus :mod:`hmscatalog.spark.jvm`'s
+generic py4j plumbing, which leans on PySpark's own bridge (``PythonUtils``).
+``tests/unit/test_spark_internals.py`` checks it. Not yet moved: ``attach.py`` (reflection into
+``CatalogManager.catalogs``), ``statements.py`` (``SessionState.sqlParser``, plan node classes)
+and ``catalog.py`` (``CatalogV2Util``), which are being rewritten.
+"""
+
+from hmscatalog.spark.internals.versions import SUPPORTED, check_spark_version, running_version
+
+__all__ = ["SUPPORTED", "check_spark_version", "running_version"]

@@ -1,0 +1,97 @@
+"""A session's internals: its settings and Hadoop configuration (``SessionState``, ``SQLConf``),
+DataFrames over tables that no catalog holds, the built-in catalog's tables (``V1Table``) and
+``CatalogV2Util``.
+
+``SparkSession.sessionState`` is ``@Unstable`` and ``SessionState`` is ``private[sql]``;
+``SQLConf`` lives in ``org.apache.spark.sql.internal``. Checked in Spark 4.0 to 4.3.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from py4j.protocol import Py4JJavaError
+
+from hmscatalog.spark.internals.versions import running_version
+
+if TYPE_CHECKING:
+    from hmscatalog.spark.jvm import Jvm
+
+
+def sql_conf(jvm: Jvm) -> Any:
+    """The session's ``SQLConf`` (``sessionState.conf``): one object, changed in place by
+    ``SET``, so it is asked for once per session."""
+    return jvm.once("sql-conf", lambda: jvm.jsession.sessionState().conf())
+
+
+def conf_value(jvm: Jvm, key: str) -> str | None:
+    """The session's value of ``key``, ``None`` when unset (``SQLConf.getConfString``)."""
+    value = sql_conf(jvm).getConfString(key, None)
+    return None if value is None else str(value)
+
+
+def time_zone(jvm: Jvm) -> str:
+    """The session time zone (``SQLConf.sessionLocalTimeZone``)."""
+    return str(sql_conf(jvm).sessionLocalTimeZone())
+
+
+def hadoop_conf(jvm: Jvm, options: Any = None) -> Any:
+    """A Hadoop ``Configuration`` with the session's settings (``SessionState.newHadoopConf``),
+    and the Scala ``Map`` ``options`` over them (``newHadoopConfWithOptions``), as Spark makes
+    one for a read or write."""
+    state = jvm.jsession.sessionState()
+    if options is None:
+        return state.newHadoopConf()
+    return state.newHadoopConfWithOptions(options)
+
+
+def has_file_system(jvm: Jvm, scheme: str) -> bool:
+    """Whether Spark's Hadoop file systems, configured as the session configures them, include
+    ``scheme`` (``s3a`` needs hadoop-aws): Hadoop's public ``FileSystem.getFileSystemClass``
+    over ``SessionState.newHadoopConf``."""
+    conf = hadoop_conf(jvm)
+    try:
+        jvm.cls("org.apache.hadoop.fs.FileSystem").getFileSystemClass(scheme, conf)
+    except Py4JJavaError:  # UnsupportedFileSystemException: no file system for the scheme
+        return False
+    return True
+
+
+def dataframe(spark: Any, jvm: Jvm, table: Any) -> Any:
+    """A PySpark ``DataFrame`` reading ``table`` (a Python connector ``Table``) that no catalog
+    holds: ``DataSourceV2Relation.create(table, None, None)`` planned by
+    ``org.apache.spark.sql.classic.Dataset.ofRows``, what ``spark.read`` does for a V2 source.
+    (The three-argument ``create`` and ``classic.Dataset`` are in Spark 4.0 to 4.3.)"""
+    from pyspark.sql import DataFrame
+
+    relation = jvm.scala_object(
+        "org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation"
+    ).create(table, jvm.none(), jvm.none())
+    return DataFrame(jvm.scala_object("org.apache.spark.sql.classic.Dataset").ofRows(
+        jvm.jsession, relation), spark)
+
+
+def builtin_table_storage(jvm: Jvm, table: Any) -> tuple[str | None, str | None,
+                                                        dict[str, str]] | None:
+    """``(input format, SerDe, SerDe properties)`` of a connector ``Table`` of Spark's built-in
+    catalog (a ``V1Table``, ``private[sql]``: its ``CatalogTable``'s storage); ``None`` for
+    other tables."""
+    if str(table.getClass().getSimpleName()) != "V1Table":
+        return None
+    storage = table.v1Table().storage()
+    return (_optional(storage.inputFormat()), _optional(storage.serde()),
+            jvm.to_dict(jvm.java_map(storage.properties())))
+
+
+def _optional(option: Any) -> str | None:
+    return str(option.get()) if option.isDefined() else None
+
+
+def v2_columns(jvm: Jvm, schema: Any) -> Any:
+    """The connector ``Column[]`` of a ``StructType``, without field ids
+    (``CatalogV2Util.structTypeToV2Columns``, ``private[sql]``): Spark 4.2 added the
+    ``includeIds`` argument and dropped the one-argument form, which 4.0 and 4.1 have."""
+    util = jvm.cls("org.apache.spark.sql.connector.catalog.CatalogV2Util")
+    if running_version(jvm) >= (4, 2):
+        return util.structTypeToV2Columns(schema, False)
+    return util.structTypeToV2Columns(schema)

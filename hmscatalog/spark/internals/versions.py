@@ -1,0 +1,91 @@
+"""The Spark versions hmscatalog supports, and the version a session runs.
+
+Every function in this package was checked against each minor in :data:`SUPPORTED`: its
+signatures with ``javap`` on that release's jars, and its behaviour by the Spark-facing
+integration tests (``pytest -m spark tests/integration``). Releases last tested: pyspark 4.0.5,
+4.1.4, 4.2.1 and 4.3.0. CI runs those tests with the newest supported pyspark (the main suite) and
+with the oldest (``.ci/run``, in ``.venv-oldest``). pyproject's ``pyspark`` range is this list.
+
+Where Spark changed an internal between these versions, the function that wraps it picks the
+form by the running version (:func:`running_version`) and says so in its docstring. A feature
+built on a public API newer than the oldest supported minor refuses older ones by
+:func:`require_spark`, naming the version (tests of it are marked ``needs_spark``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from hmscatalog.errors import UnsupportedSparkVersion
+
+if TYPE_CHECKING:
+    from hmscatalog.spark.jvm import Jvm
+
+SUPPORTED: tuple[str, ...] = ("4.0", "4.1", "4.2", "4.3")
+
+# Public Spark APIs newer than the oldest supported minor, and what of hmscatalog needs them.
+# (Spark's own SQL also grew: CREATE TABLE ... LIKE into a catalog plugin parses from 4.2.)
+PYTHON_SOURCE_FILTERS = (4, 1)  # filters pushed into Python data sources: the pyarrow reads
+
+_VERSION = re.compile(r"(\d+)\.(\d+)")
+
+
+def _listed() -> str:
+    """``4.0, 4.1, 4.2 and 4.3``."""
+    *rest, last = SUPPORTED
+    return f"{', '.join(rest)} and {last}" if rest else last
+
+
+def minor_of(version: str) -> tuple[int, int]:
+    """``(major, minor)`` of a Spark version string (``"4.0.5"``, ``"4.3.0-SNAPSHOT"``).
+
+    Raises:
+        UnsupportedSparkVersion: when ``version`` does not start with ``<major>.<minor>``.
+    """
+    match = _VERSION.match(version.strip())
+    if match is None:
+        raise UnsupportedSparkVersion(
+            f"hmscatalog cannot read the Spark version {version!r}; it supports Spark {_listed()}")
+    return int(match[1]), int(match[2])
+
+
+def check_spark_version(version: str) -> tuple[int, int]:
+    """``(major, minor)`` of ``version`` when hmscatalog supports it (see :data:`SUPPORTED`).
+
+    Raises:
+        UnsupportedSparkVersion: naming ``version`` and the supported minors.
+    """
+    major, minor = minor_of(version)
+    if f"{major}.{minor}" not in SUPPORTED:
+        raise UnsupportedSparkVersion(
+            f"hmscatalog does not support Spark {version.strip()}: it supports Spark {_listed()} "
+            f"(pyspark>={SUPPORTED[0]},<{_after(SUPPORTED[-1])})")
+    return major, minor
+
+
+def _after(version: str) -> str:
+    major, minor = minor_of(version)
+    return f"{major}.{minor + 1}"
+
+
+def running_version(jvm: Jvm) -> tuple[int, int]:
+    """``(major, minor)`` of the Spark the session runs (``SparkSession.version``, public API),
+    asked once per session."""
+    found: tuple[int, int] = jvm.once("spark-version",
+                                      lambda: minor_of(str(jvm.jsession.version())))
+    return found
+
+
+def require_spark(jvm: Jvm, minor: tuple[int, int], what: str) -> None:
+    """Raise :class:`UnsupportedSparkVersion` when the session runs a Spark older than
+    ``minor``, which ``what`` (the start of the message) needs.
+
+    Raises:
+        UnsupportedSparkVersion: ``<what> needs Spark <minor> or later; this session runs Spark
+        <version>``.
+    """
+    if running_version(jvm) < minor:
+        raise UnsupportedSparkVersion(
+            f"{what} needs Spark {minor[0]}.{minor[1]} or later; this session runs Spark "
+            f"{jvm.jsession.version()}")
