@@ -24,6 +24,8 @@ from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.spark import plugin
 from hmscatalog.spark.catalog import HmsCatalog
 from hmscatalog.spark.hooks import SessionHooks
+from hmscatalog.spark.internals.session import add_analyzer_rule, set_for_new_sessions
+from hmscatalog.spark.internals.versions import check_spark_version
 from hmscatalog.spark.jvm import JavaProxy, Jvm
 
 
@@ -122,9 +124,11 @@ def attach(spark: Any, name: str = "hms", uri: str | None = None,
         This session's catalog (its ``client`` is the metastore client it uses).
 
     Raises:
+        UnsupportedSparkVersion: a Spark outside the tested range (the message names both).
         InvalidUri: when no URI is given or configured, or it is malformed.
         InvalidSetting: an unknown key under ``spark.hmscatalog.``, or a value of the wrong kind.
     """
+    check_spark_version(spark.version)
     config.check_session_conf(spark.conf.getAll.items(), [name])
     get = _conf(spark)
     uri = uri or config.catalog_setting(get, name, config.URI, str)
@@ -144,22 +148,11 @@ def attach(spark: Any, name: str = "hms", uri: str | None = None,
     if not _HOOKS:
         _HOOKS.append(SessionHooks(jvm, _ATTACHED))
         registry.setHooks(_HOOKS[0])
-    registry.extend(jvm.jsession.extensions())
-    _configure_sessions(spark, {f"spark.sql.catalog.{name}": plugin.PLUGIN_CLASS})
-    jvm.jsession.sessionState().analyzer()  # built now if it was not, with the rule
-    if not registry.covers(jvm.jsession):
+    set_for_new_sessions(spark, {f"spark.sql.catalog.{name}": plugin.PLUGIN_CLASS})
+    if not add_analyzer_rule(jvm, registry):
         warnings.warn(
             f"catalog {name} is attached, but this session analyzed statements before, so "
             "Hive's PARTITION-clause rules, MSCK REPAIR TABLE and SHOW PARTITIONS on its "
             "tables work only in new sessions: attach before the first statement, or build "
             "the session with hmscatalog.spark.session_conf()", stacklevel=2)
     return attached.catalog_for(jvm.jsession)
-
-
-def _configure_sessions(spark: Any, settings: dict[str, str]) -> None:
-    """Set ``settings`` in this session and where new sessions read their configuration."""
-    jsession = spark._jsparkSession
-    for key, value in settings.items():
-        spark.conf.set(key, value)
-        spark.sparkContext._jsc.sc().conf().set(key, value)
-        jsession.sharedState().conf().set(key, value)

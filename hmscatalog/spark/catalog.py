@@ -17,6 +17,7 @@ from hmscatalog.projection.config import check_projection_keys
 from hmscatalog.sources.projection import projection_of
 from hmscatalog.sources.source import ReadTarget
 from hmscatalog.spark import procedures
+from hmscatalog.spark.internals.session import struct_of_v2_columns
 from hmscatalog.spark.jvm import CATALOG_PKG, JavaProxy, Jvm, quoted
 from hmscatalog.spark.scan import CatalogContext
 from hmscatalog.spark.table import HmsTable
@@ -223,15 +224,14 @@ class HmsCatalog(JavaProxy):
         self._context.listings.invalidate(f"{database}.{name}")
 
     def createTable(self, ident: Any, *rest: Any) -> Any:
-        util = self._jvm.cls(f"{CATALOG_PKG}.CatalogV2Util")
         if len(rest) == 1:  # TableInfo
             info = rest[0]
-            struct = util.v2ColumnsToStructType(info.columns())
+            struct = struct_of_v2_columns(self._jvm, info.columns())
             transforms, properties = info.partitions(), info.properties()
         else:
             first, transforms, properties = rest
             is_struct = str(first.getClass().getName()) == "org.apache.spark.sql.types.StructType"
-            struct = first if is_struct else util.v2ColumnsToStructType(first)
+            struct = first if is_struct else struct_of_v2_columns(self._jvm, first)
         database, name = self._names(ident)
         table = self._definitions.table(database, name, struct, transforms,
                                        self._jvm.to_dict(properties))

@@ -17,12 +17,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from py4j.protocol import Py4JJavaError
-
 from hmscatalog.errors import HmsCatalogError, InvalidPartitionValue, NoSuchObject
 from hmscatalog.metastore.model import Table
 from hmscatalog.partitions.codec import DEFAULT_PARTITION_NAME, parse_part_name
 from hmscatalog.partitions.types import format_value, parse_value
+from hmscatalog.spark.internals import plans
 from hmscatalog.spark.jvm import JavaProxy, Jvm, quoted
 from hmscatalog.write.rules import DynamicPartitionSettings, check_partition_clause
 
@@ -45,17 +44,9 @@ class SessionHooks(JavaProxy):
         self._attached = attached
 
     def checkInsert(self, session: Any, insert: Any) -> None:
-        if str(insert.table().getClass().getSimpleName()) != "UnresolvedRelation":
-            return  # INSERT INTO IDENTIFIER(...): resolved later, by Spark
-        found = self._table(session, insert.table().multipartIdentifier())
-        if found is None:
-            return
-        clause: dict[str, str | None] = {}
-        spec = self._jvm.java_map(insert.partitionSpec())
-        for key in spec.keySet():
-            value = spec.get(key)
-            clause[str(key)] = str(value.get()) if value.isDefined() else None
-        self._check(session, found[1], clause)
+        found = self._table(session, insert)
+        if found is not None:
+            self._check(session, found[1], plans.partition_clause(self._jvm, insert))
 
     def checkPositionalWrite(self, session: Any, catalog: str, ident: Any) -> None:
         attached = self._attached.get(catalog)
@@ -73,9 +64,7 @@ class SessionHooks(JavaProxy):
     def _check(self, session: Any, table: Table, clause: dict[str, str | None]) -> None:
         if not table.partition_keys:
             return
-        conf = session.sessionState().conf()
-        settings = DynamicPartitionSettings.from_conf(
-            lambda key: _optional(conf.getConfString(key, None)))
+        settings = DynamicPartitionSettings.from_conf(lambda key: plans.conf_value(session, key))
         try:
             check_partition_clause(table.qualified_name, table.partition_spec.names, clause,
                                    settings)
@@ -83,8 +72,8 @@ class SessionHooks(JavaProxy):
             self._jvm.throw(self._jvm.bare_error(str(exc), None))
 
     def rewrite(self, session: Any, command: Any) -> Any:
-        kind = str(command.getClass().getSimpleName())
-        found = self._table(session, command.child().multipartIdentifier())
+        kind = plans.kind(command)
+        found = self._table(session, command)
         if found is None:
             return None  # other catalogs, missing tables: Spark answers as for its own
         catalog, table = found
@@ -92,21 +81,19 @@ class SessionHooks(JavaProxy):
             return self._show_partitions(session, catalog, table, command)
         qualified = quoted(catalog, table.database, table.name)
         if not table.partition_keys:
-            self._jvm.throw(self._jvm.cls("org.apache.spark.sql.AnalysisException")(
-                "NOT_A_PARTITIONED_TABLE",
-                self._jvm.scala_map({"operation": _REPAIRS[kind],
-                                     "tableIdentWithDB": qualified})))
-        add, drop = ((bool(command.enableAddPartitions()), bool(command.enableDropPartitions()))
-                     if kind == "RepairTable" else (True, False))
+            self._jvm.throw(plans.analysis_error(
+                self._jvm, "NOT_A_PARTITIONED_TABLE",
+                {"operation": _REPAIRS[kind], "tableIdentWithDB": qualified}))
+        add, drop = plans.repair_flags(command)
         mode = "FULL" if add and drop else "DROP" if drop else "ADD"
         call = (f"CALL {quoted(catalog)}.system.sync_partition_metadata("
                 f"{_sql_string(table.database)}, {_sql_string(table.name)}, '{mode}')")
-        return session.sessionState().sqlParser().parsePlan(call)
+        return plans.parse(session, call)
 
-    def _table(self, session: Any, identifier: Any) -> tuple[str, Table] | None:
+    def _table(self, session: Any, node: Any) -> tuple[str, Table] | None:
         """The attached catalog and metastore table a statement names, if it names one."""
-        parts = [str(s) for s in self._jvm.java_list(identifier)]
-        target = _target(session, set(self._attached), parts)
+        parts = plans.named_table(self._jvm, node)
+        target = None if parts is None else _target(session, set(self._attached), parts)
         if target is None:
             return None
         catalog, database, name = target
@@ -122,22 +109,20 @@ class SessionHooks(JavaProxy):
         if not spec.names:
             return None
         wanted: dict[str, str] = {}
-        if command.pattern().isDefined():
-            given = self._jvm.java_map(command.pattern().get().spec())
-            for key in given.keySet():
-                column, value = str(key).lower(), given.get(key)
-                if column not in spec.names or value is None:
-                    return None
-                hive_type = spec.column(column).type
-                try:
-                    wanted[column] = format_value(parse_value(str(value), hive_type),
-                                                  hive_type) or DEFAULT_PARTITION_NAME
-                except InvalidPartitionValue:
-                    return None
+        for key, value in (plans.shown_partition(self._jvm, command) or {}).items():
+            column = key.lower()
+            if column not in spec.names or value is None:
+                return None
+            hive_type = spec.column(column).type
+            try:
+                wanted[column] = format_value(parse_value(value, hive_type),
+                                              hive_type) or DEFAULT_PARTITION_NAME
+            except InvalidPartitionValue:
+                return None
         names = self._attached[catalog].client.list_partition_names(table.database, table.name)
         rows = [n for n in names
                 if all(dict(parse_part_name(n)).get(k) == v for k, v in wanted.items())]
-        return self._jvm.local_relation("partition", rows)
+        return plans.local_relation(self._jvm, "partition", rows)
 
 
 def _target(session: Any, catalogs: set[str], parts: list[str]) -> tuple[str, str, str] | None:
@@ -146,21 +131,13 @@ def _target(session: Any, catalogs: set[str], parts: list[str]) -> tuple[str, st
         return parts[0], parts[1], parts[2]
     if len(parts) > 2:
         return None
-    manager = session.sessionState().catalogManager()
-    try:
-        current = str(manager.currentCatalog().name())
-    except Py4JJavaError:
+    found = plans.current_catalog(session)
+    if found is None or found[0] not in catalogs:
         return None
-    if current not in catalogs:
-        return None
+    current, namespace = found
     if len(parts) == 2:
         return current, parts[0], parts[1]
-    namespace = list(manager.currentNamespace())
-    return (current, str(namespace[0]), parts[0]) if len(namespace) == 1 else None
-
-
-def _optional(value: Any) -> str | None:
-    return None if value is None else str(value)
+    return (current, namespace[0], parts[0]) if len(namespace) == 1 else None
 
 
 def _sql_string(text: str) -> str:

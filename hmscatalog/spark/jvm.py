@@ -201,15 +201,6 @@ class Jvm:
             return {}
         return {str(k): str(java_map.get(k)) for k in java_map.keySet()}
 
-    def local_relation(self, column: str, values: Sequence[str]) -> Any:
-        """A logical plan of one string column holding ``values`` (a ``LocalRelation``)."""
-        rows = self.cls("java.util.ArrayList")()
-        row = self.cls("org.apache.spark.sql.RowFactory")
-        for value in values:
-            rows.add(row.create(self.array(self.cls("java.lang.Object"), [value])))
-        schema = self.cls("org.apache.spark.sql.types.StructType").fromDDL(f"`{column}` STRING")
-        return self.jsession.createDataFrame(rows, schema).logicalPlan()
-
     def identifier(self, namespace: Sequence[str], name: str) -> Any:
         return self.cls(f"{CATALOG_PKG}.Identifier").of(self.strings(namespace), name)
 

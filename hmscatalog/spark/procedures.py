@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from hmscatalog.errors import InvalidOperation, InvalidSetting
 from hmscatalog.maintenance.partitions import register_partition, unregister_partition
 from hmscatalog.maintenance.repair import repair_table
+from hmscatalog.spark.internals import plans
 from hmscatalog.spark.jvm import CATALOG_PKG, JavaProxy, Jvm, quoted
 
 if TYPE_CHECKING:
@@ -180,9 +181,8 @@ def load_procedure(jvm: Jvm, catalog: HmsCatalog, ident: Any) -> Procedure:
     namespace = [str(p) for p in ident.namespace()]
     name = str(ident.name())
     if namespace != [NAMESPACE] or name not in PROCEDURES:
-        jvm.throw(jvm.cls("org.apache.spark.sql.AnalysisException")(
-            "ROUTINE_NOT_FOUND",
-            jvm.scala_map({"routineName": quoted(catalog.name(), *namespace, name)})))
+        jvm.throw(plans.analysis_error(
+            jvm, "ROUTINE_NOT_FOUND", {"routineName": quoted(catalog.name(), *namespace, name)}))
     return Procedure(jvm, catalog, name)
 
 

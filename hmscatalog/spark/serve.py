@@ -13,9 +13,8 @@ from collections.abc import Callable
 from typing import Any
 
 from hmscatalog.spark.attach import attach
+from hmscatalog.spark.internals.session import start_thrift_server
 from hmscatalog.spark.plugin import session_conf
-
-THRIFT_SERVER = "org.apache.spark.sql.hive.thriftserver.HiveThriftServer2"
 
 
 def start(uri: str, port: int = 10000, host: str = "127.0.0.1", name: str = "hms",
@@ -33,9 +32,7 @@ def start(uri: str, port: int = 10000, host: str = "127.0.0.1", name: str = "hms
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
     attach(spark, name=name, uri=uri)
-    jvm = spark.sparkContext._jvm
-    server = getattr(jvm, THRIFT_SERVER).startWithContext(spark._jsparkSession.sqlContext())
-    return spark, server
+    return spark, start_thrift_server(spark)
 
 
 def serve_forever(uri: str, port: int, host: str, name: str,

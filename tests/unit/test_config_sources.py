@@ -171,6 +171,8 @@ class _Conf:
 
 
 class _Session:
+    version = "4.3.0"
+
     def __init__(self, values: dict[str, str]) -> None:
         self.conf = _Conf(values)
 

@@ -16,6 +16,8 @@ goes through Spark classes that are not public API, and only through the functio
 * :mod:`.write` — ``DataTypeUtils`` attributes, ``WriteJobDescription``,
   ``Parquet/OrcFileFormat.prepareWrite``, ``BasicWriteJobStatsTracker``, ``FileCommitProtocol``,
   ``FileWriterFactory``, ``WriteTaskResult``.
+* :mod:`.plans` — the analyzer's parsed plan nodes (INSERT, MSCK, SHOW PARTITIONS), the
+  session's parser and catalog manager, local relations, ``AnalysisException``.
 * :mod:`.catalyst` — Catalyst expression constructors, ``WriterBucketSpec``,
   ``GenericInternalRow``/``UTF8String`` rows cast by an interpreted ``UnsafeProjection``.
 
@@ -24,9 +26,10 @@ interfaces and their types (``org.apache.spark.sql.connector``, ``sql.sources.Fi
 ``sql.types``, ``sql.util``, ``catalyst.InternalRow`` and the ``catalyst.analysis`` exceptions
 that connector signatures use), ``SparkRuntimeException`` — plus :mod:`hmscatalog.spark.jvm`'s
 generic py4j plumbing, which leans on PySpark's own bridge (``PythonUtils``).
-``tests/unit/test_spark_internals.py`` checks it. Not yet moved: ``attach.py`` (reflection into
-``CatalogManager.catalogs``), ``statements.py`` (``SessionState.sqlParser``, plan node classes)
-and ``catalog.py`` (``CatalogV2Util``), which are being rewritten.
+``tests/unit/test_spark_internals.py`` checks it. :mod:`.session` also holds what makes the
+catalog reach every session (the session's extensions, the configuration new sessions start
+from) and the Thrift server's start. The Java side (``hmscatalog/spark/java/``) names plan
+classes by their simple names only and compiles against the running Spark.
 """
 
 from hmscatalog.spark.internals.versions import SUPPORTED, check_spark_version, running_version

@@ -87,6 +87,13 @@ def _optional(option: Any) -> str | None:
     return str(option.get()) if option.isDefined() else None
 
 
+def struct_of_v2_columns(jvm: Jvm, columns: Any) -> Any:
+    """The ``StructType`` of connector ``Column[]`` (``CatalogV2Util.v2ColumnsToStructType``,
+    ``private[sql]``)."""
+    return jvm.cls("org.apache.spark.sql.connector.catalog.CatalogV2Util").v2ColumnsToStructType(
+        columns)
+
+
 def v2_columns(jvm: Jvm, schema: Any) -> Any:
     """The connector ``Column[]`` of a ``StructType``, without field ids
     (``CatalogV2Util.structTypeToV2Columns``, ``private[sql]``): Spark 4.2 added the
@@ -95,3 +102,32 @@ def v2_columns(jvm: Jvm, schema: Any) -> Any:
     if running_version(jvm) >= (4, 2):
         return util.structTypeToV2Columns(schema, False)
     return util.structTypeToV2Columns(schema)
+
+
+def add_analyzer_rule(jvm: Jvm, registry: Any) -> bool:
+    """Add hmscatalog's analyzer rule to the session's ``SparkSessionExtensions`` (``private
+    [sql]``; shared with the sessions ``newSession`` makes), then build the session's
+    analyzer if it was not built yet (``SessionState.analyzer`` is lazy). Whether the session
+    has the rule: an analyzer built before cannot take it."""
+    registry.extend(jvm.jsession.extensions())
+    jvm.jsession.sessionState().analyzer()
+    return bool(registry.covers(jvm.jsession))
+
+
+def set_for_new_sessions(spark: Any, settings: dict[str, str]) -> None:
+    """Set ``settings`` in the session and where sessions made later read theirs: the
+    ``SparkContext``'s conf (``private[spark]``) and the shared state's (``private[sql]``),
+    which ``newSession`` and the Thrift server's sessions start from."""
+    jsession = spark._jsparkSession
+    for key, value in settings.items():
+        spark.conf.set(key, value)
+        spark.sparkContext._jsc.sc().conf().set(key, value)
+        jsession.sharedState().conf().set(key, value)
+
+
+def start_thrift_server(spark: Any) -> Any:
+    """Spark's Thrift server (``HiveThriftServer2.startWithContext``, a developer API of the
+    spark-hive-thriftserver jar) over the session; each connection gets a ``newSession``."""
+    server = getattr(spark.sparkContext._jvm,
+                     "org.apache.spark.sql.hive.thriftserver.HiveThriftServer2")
+    return server.startWithContext(spark._jsparkSession.sqlContext())
