@@ -17,6 +17,15 @@ if TYPE_CHECKING:
     from s3 import MotoServer
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark ``spark`` every test that uses the SparkSession (directly, or through ``hms`` or
+    ``db``), so that ``-m spark`` selects every Spark-facing test: ``.ci/run`` runs them again
+    with the oldest supported pyspark."""
+    for item in items:
+        if "spark" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.spark)
+
+
 @pytest.fixture(scope="session")
 def metastore(tmp_path_factory: pytest.TempPathFactory) -> Iterator[server.ServerInfo]:
     """A real Hive Metastore (Derby) on a free port, for the whole test session."""

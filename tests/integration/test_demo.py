@@ -10,7 +10,7 @@ import pytest
 
 from hmscatalog.metastore import server
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.spark]  # the demo runs a SparkSession
 
 
 def test_demo_runs_twice_and_reuses_its_metastore(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 import pytest
+from spark_versions import needs_spark
 
 from hmscatalog.metastore.client import MetastoreClient
 
@@ -284,6 +285,7 @@ def test_errors_have_one_readable_first_line(spark: Any, db: str, client: Metast
         "TBLPROPERTIES, SET LOCATION and ADD COLUMNS")
 
 
+@needs_spark((4, 2), "Spark parses CREATE TABLE ... LIKE into a catalog plugin from 4.2")
 def test_create_table_like(spark: Any, db: str, client: MetastoreClient,
                            tmp_path: Path) -> None:
     """``CREATE TABLE ... LIKE`` copies columns, partitioning and storage, and takes its own

@@ -9,8 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from spark_versions import before_spark, needs_spark
 
+from hmscatalog.errors import UnsupportedSparkVersion
 from hmscatalog.spark import read_partitioned
+from hmscatalog.spark.internals.versions import PYTHON_SOURCE_FILTERS
 
 pytestmark = [pytest.mark.integration, pytest.mark.spark]
 
@@ -113,6 +116,7 @@ def test_types_and_partitioning_switch(spark: Any, tmp_path: Path,
         read_partitioned(spark, str(staging), hive_partitioning=True)
 
 
+@needs_spark(PYTHON_SOURCE_FILTERS, "pyarrow reads of paths Spark cannot open")
 def test_s3_point_query_lists_once_and_reads_only_matching_files(
         spark: Any, moto_s3: Any) -> None:
     import io
@@ -142,3 +146,24 @@ def test_s3_point_query_lists_once_and_reads_only_matching_files(
     assert read == {"/daily-bucket/warehouse/daily/dt=2021-06-01/part-00000.parquet"}
     last = first + dt.timedelta(days=days - 1)
     assert df.where("dt >= '2024-12-01'").count() == 2 * ((last - dt.date(2024, 12, 1)).days + 1)
+
+
+@before_spark(PYTHON_SOURCE_FILTERS, "pyarrow reads of paths Spark cannot open")
+def test_an_older_spark_refuses_reads_it_cannot_open_naming_the_version(
+        spark: Any, moto_s3: Any) -> None:
+    import io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    buffer = io.BytesIO()
+    pq.write_table(pa.table({"a": pa.array([1], pa.int64())}), buffer)
+    moto_s3.create_bucket("old-spark-bucket")
+    moto_s3.put_many("old-spark-bucket", {"t/dt=2024-01-01/part-0.parquet": buffer.getvalue()})
+    with pytest.raises(UnsupportedSparkVersion) as refused:
+        read_partitioned(spark, "s3://old-spark-bucket/t", options=moto_s3.options,
+                         hive_types={"dt": "string"})
+    assert str(refused.value) == (
+        "read of s3://old-spark-bucket/t: Spark cannot open s3:// itself (add hadoop-aws), and "
+        "reading it through pyarrow (filters pushed into a Python data source) needs Spark 4.1 "
+        f"or later; this session runs Spark {spark.version}")

@@ -11,8 +11,10 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from spark_versions import needs_spark
 
 from hmscatalog.spark import read_partitioned
+from hmscatalog.spark.internals.versions import PYTHON_SOURCE_FILTERS
 
 pytestmark = [pytest.mark.integration, pytest.mark.spark]
 
@@ -174,6 +176,7 @@ def test_base_path(spark: Any, tmp_path: Path) -> None:
         read_partitioned(spark, f"{tmp_path}/pi=2", base_path=leaf)
 
 
+@needs_spark(PYTHON_SOURCE_FILTERS, "pyarrow reads of paths Spark cannot open")
 def test_the_pyarrow_source_on_s3_reads_what_spark_reads_locally(
         spark: Any, moto_s3: Any, tmp_path: Path) -> None:
     """Without hadoop-aws, S3 reads go through the Python data source: the same rules hold."""

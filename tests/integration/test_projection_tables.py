@@ -7,9 +7,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from spark_versions import needs_spark
 
 from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.spark import read_partitioned
+from hmscatalog.spark.internals.versions import PYTHON_SOURCE_FILTERS
 
 pytestmark = [pytest.mark.integration, pytest.mark.spark]
 
@@ -117,6 +119,7 @@ def test_invalid_settings_are_refused_and_change_nothing(spark: Any, db: str,
     assert client.get_table(db, "ok").parameters["projection.dt.type"] == "enum"
 
 
+@needs_spark(PYTHON_SOURCE_FILTERS, "pyarrow reads of paths Spark cannot open")
 def test_projected_path_reads_local_and_s3(spark: Any, tmp_path: Path, moto_s3: Any) -> None:
     root = tmp_path / "hourly"
     spark.range(48).selectExpr(
