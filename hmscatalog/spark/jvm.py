@@ -114,14 +114,6 @@ class Jvm:
             found = self._made[key] = make()
         return found
 
-    @property
-    def sql_conf(self) -> Any:
-        """The session's ``SQLConf``, for :mod:`hmscatalog.spark.statements` until its rewrite;
-        other code reads settings through :mod:`hmscatalog.spark.internals.session`."""
-        from hmscatalog.spark.internals.session import sql_conf
-
-        return sql_conf(self)
-
     def scala_object(self, name: str) -> Any:
         """The instance of the Scala ``object`` ``name`` (fully qualified)."""
         return getattr(self.cls(name + "$"), "MODULE$")

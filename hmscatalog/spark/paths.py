@@ -10,6 +10,7 @@ the read goes through :mod:`hmscatalog.spark.arrow_source` instead, over the sam
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -187,12 +188,15 @@ def _spark_can_open(jvm: Jvm, scheme: str) -> bool:
     return scheme == "file" or session.has_file_system(jvm, scheme)
 
 
+_ARROW_SOURCE_REGISTERED: weakref.WeakSet[Any] = weakref.WeakSet()  # sessions that have it
+
+
 def _through_pyarrow(spark: Any, target: ReadTarget, settings: Mapping[str, str]) -> Any:
     from hmscatalog.spark import arrow_source
 
-    if not getattr(spark, "_hmscatalog_arrow_source", False):
+    if spark not in _ARROW_SOURCE_REGISTERED:
         spark.dataSource.register(arrow_source.PartitionedFilesSource)
-        spark._hmscatalog_arrow_source = True
+        _ARROW_SOURCE_REGISTERED.add(spark)
     spark.conf.set("spark.sql.python.filterPushdown.enabled", "true")
     options = arrow_source.source_options(target, settings)
     source = spark.read.format(arrow_source.NAME).options(**options).load()
