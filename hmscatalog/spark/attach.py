@@ -105,7 +105,6 @@ class _Factory(JavaProxy):
 
 
 _ATTACHED: dict[str, Attached] = {}
-_HOOKS: list[SessionHooks] = []  # one per driver, made at the first attach
 
 
 def attach(spark: Any, name: str = "hms", uri: str | None = None,
@@ -145,9 +144,7 @@ def attach(spark: Any, name: str = "hms", uri: str | None = None,
     attached = Attached(name, client, storage_options(spark, name), jvm)
     _ATTACHED[name] = attached
     registry.register(name, _Factory(attached))
-    if not _HOOKS:
-        _HOOKS.append(SessionHooks(jvm, _ATTACHED))
-        registry.setHooks(_HOOKS[0])
+    registry.setHooks(SessionHooks(jvm, _ATTACHED))  # this driver JVM's, even after a restart
     set_for_new_sessions(spark, {f"spark.sql.catalog.{name}": plugin.PLUGIN_CLASS})
     if not add_analyzer_rule(jvm, registry):
         warnings.warn(
