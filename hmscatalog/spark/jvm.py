@@ -196,12 +196,6 @@ class Jvm:
     def identifier(self, namespace: Sequence[str], name: str) -> Any:
         return self.cls(f"{CATALOG_PKG}.Identifier").of(self.strings(namespace), name)
 
-    def options_map(self, mapping: Mapping[str, str]) -> Any:
-        return self.cls("org.apache.spark.sql.util.CaseInsensitiveStringMap")(
-            self.hash_map(mapping))
-
-    # -- schemas ---------------------------------------------------------------------------
-
     def struct_type(self, columns: Sequence[Column]) -> Any:
         """A Spark ``StructType`` from metastore columns (Hive type strings)."""
         ddl = ", ".join(f"{quoted(col.name)} {col.type}" for col in columns)

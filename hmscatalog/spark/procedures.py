@@ -18,9 +18,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from hmscatalog.errors import InvalidOperation, InvalidSetting
+from hmscatalog.errors import InvalidSetting
 from hmscatalog.maintenance.partitions import register_partition, unregister_partition
 from hmscatalog.maintenance.repair import repair_table
+from hmscatalog.metastore.model import Table
 from hmscatalog.spark.internals import plans
 from hmscatalog.spark.jvm import CATALOG_PKG, JavaProxy, Jvm, quoted
 
@@ -53,41 +54,44 @@ def _text(args: dict[str, Any], key: str) -> str:
     return str(value)
 
 
-def _sync(catalog: HmsCatalog, args: dict[str, Any]) -> None:
-    database, name = _text(args, "schema_name"), _text(args, "table_name")
+def _on_table(change: Callable[[HmsCatalog, Table, dict[str, Any]], None]
+              ) -> Callable[[HmsCatalog, dict[str, Any]], None]:
+    """A procedure that changes the partitions of ``schema_name.table_name``: the table is
+    looked up first, and Spark's cached data of it is refreshed after."""
+    def run(catalog: HmsCatalog, args: dict[str, Any]) -> None:
+        database, name = _text(args, "schema_name"), _text(args, "table_name")
+        change(catalog, catalog.client.get_table(database, name), args)
+        catalog.refresh(database, name)
+
+    return run
+
+
+@_on_table
+def _sync(catalog: HmsCatalog, table: Table, args: dict[str, Any]) -> None:
     mode = _text(args, "mode").upper()
     if mode not in _MODES:
         raise InvalidSetting(f"sync_partition_metadata mode {args['mode']!r} for table "
-                             f"{database}.{name} is not one of ADD, DROP, FULL")
+                             f"{table.qualified_name} is not one of ADD, DROP, FULL")
     if args.get("case_sensitive") is False:
         raise InvalidSetting(
-            f"sync_partition_metadata of table {database}.{name}: case_sensitive => false is "
-            "not supported; partition directory names are matched as Spark's MSCK does")
-    table = catalog.client.get_table(database, name)
-    if not table.partition_keys:
-        raise InvalidOperation(f"table {database}.{name} is not partitioned: "
-                               "sync_partition_metadata needs a partitioned table")
+            f"sync_partition_metadata of table {table.qualified_name}: case_sensitive => false "
+            "is not supported; partition directory names are matched as Spark's MSCK does")
     add, drop = _MODES[mode]
     repair_table(catalog.client, table, add=add, drop=drop,
                  storage_options=catalog.storage_options)
-    catalog.refresh(database, name)
 
 
-def _register(catalog: HmsCatalog, args: dict[str, Any]) -> None:
-    database, name = _text(args, "schema_name"), _text(args, "table_name")
-    table = catalog.client.get_table(database, name)
+@_on_table
+def _register(catalog: HmsCatalog, table: Table, args: dict[str, Any]) -> None:
     register_partition(catalog.client, table, args["partition_columns"] or [],
                        args["partition_values"] or [], args.get("location"),
                        catalog.storage_options)
-    catalog.refresh(database, name)
 
 
-def _unregister(catalog: HmsCatalog, args: dict[str, Any]) -> None:
-    database, name = _text(args, "schema_name"), _text(args, "table_name")
-    table = catalog.client.get_table(database, name)
+@_on_table
+def _unregister(catalog: HmsCatalog, table: Table, args: dict[str, Any]) -> None:
     unregister_partition(catalog.client, table, args["partition_columns"] or [],
                          args["partition_values"] or [])
-    catalog.refresh(database, name)
 
 
 def _flush(catalog: HmsCatalog, args: dict[str, Any]) -> None:
