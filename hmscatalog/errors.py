@@ -68,6 +68,10 @@ class ServerError(HmsCatalogError):
     """The embedded metastore server could not be started, found or stopped."""
 
 
+class JarsUnavailable(ServerError):
+    """JVM jars could not be fetched from Maven Central (or found in the jars cache)."""
+
+
 class UnsupportedFormat(HmsCatalogError, ValueError):
     """A storage format hmscatalog cannot create or read."""
 

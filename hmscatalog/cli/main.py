@@ -7,9 +7,11 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from hmscatalog import jars
 from hmscatalog.cli import recover, repair, serve
 from hmscatalog.errors import HmsCatalogError
 from hmscatalog.metastore import server
+from hmscatalog.metastore.releases import DEFAULT_LINE, RELEASES, release
 
 
 def _metastore_start(args: argparse.Namespace) -> int:
@@ -18,9 +20,15 @@ def _metastore_start(args: argparse.Namespace) -> int:
             print(f"  still starting ({seconds:.0f}s)...", file=sys.stderr)
 
     already = server.status(args.data_dir)
-    info = server.start(port=args.port, data_dir=args.data_dir, db=args.db, on_wait=waiting)
+    hive = release(args.hive_version)
+    if hive.jars is not None and not jars.have(hive.jars):
+        print(f"fetching {hive.label} from Maven Central into {jars.cache()} (first use only)...",
+              file=sys.stderr)
+    info = server.start(port=args.port, data_dir=args.data_dir, db=args.db, on_wait=waiting,
+                        hive_version=args.hive_version)
     word = "already running" if already is not None else "started"
-    print(f"metastore {word}: pid {info.pid}, db {info.db}, data dir {info.data_dir}",
+    print(f"Hive Metastore {info.hive_version} {word}: pid {info.pid}, db {info.db}, "
+          f"data dir {info.data_dir}",
           file=sys.stderr)
     print(info.uri)
     return 0
@@ -32,7 +40,8 @@ def _metastore_status(args: argparse.Namespace) -> int:
     if info is None:
         print(f"no metastore running with data dir {data_dir}")
         return 1
-    print(f"running: {info.uri} (pid {info.pid}, db {info.db}, log {info.log})")
+    print(f"running: {info.uri} (Hive Metastore {info.hive_version}, pid {info.pid}, "
+          f"db {info.db}, log {info.log})")
     return 0
 
 
@@ -65,6 +74,11 @@ def build_parser() -> argparse.ArgumentParser:
     data_dir_arg(start)
     start.add_argument("--db", default="derby",
                        help="'derby' (embedded, default) or postgresql://user:pw@host:port/db")
+    start.add_argument("--hive-version", default=DEFAULT_LINE, metavar="VERSION",
+                       help="the metastore release: "
+                       + ", ".join(f"{r.line} ({r.version})" for r in RELEASES.values())
+                       + f"; default {DEFAULT_LINE}. Releases other than 2.3 are fetched from "
+                       "Maven Central on first use")
     start.set_defaults(func=_metastore_start)
     status = actions.add_parser("status", help="say whether it runs, and where")
     data_dir_arg(status)

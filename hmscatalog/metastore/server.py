@@ -1,17 +1,20 @@
-"""An embedded, real Hive Metastore server run from the jars the ``pyspark`` wheel ships.
+"""An embedded, real Hive Metastore server: Hive 2.3 from the jars the ``pyspark`` wheel ships,
+or Hive 3.1 and 4.x from Maven Central (see :mod:`hmscatalog.metastore.releases`).
 
 ``start`` launches ``org.apache.hadoop.hive.metastore.HiveMetaStore`` in the background with a
-generated ``hive-site.xml`` (Derby in the data directory by default, or PostgreSQL), waits until
-its Thrift port answers a real call, and records the server in ``<data dir>/server.json`` so that
-``status`` and ``stop`` can find it again from another process.
+generated configuration (Derby in the data directory by default, or PostgreSQL), creating the
+schema first where the release has a schema tool, waits until its Thrift port answers a real
+call, and records the server in ``<data dir>/server.json`` so that ``status`` and ``stop`` can
+find it again from another process.
 
 Data directory layout::
 
-    conf/hive-site.xml, conf/*log4j2.properties  generated configuration
-    metastore_db/                                Derby database (Derby only)
-    warehouse/                                   default warehouse for managed tables
-    metastore.log                                the server's output
-    server.json                                  pid, port and URI of the running server
+    conf/                 generated configuration (hive-site.xml or metastore-site.xml, logging)
+    metastore_db/         Derby database (Derby only)
+    hive-version          the release whose schema the database holds
+    warehouse/            default warehouse for managed tables
+    metastore.log         the server's output (schema.log: the schema tool's)
+    server.json           pid, port, release and URI of the running server
 """
 
 from __future__ import annotations
@@ -28,24 +31,26 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
-from xml.sax.saxutils import escape
 
-from hmscatalog.errors import InvalidUri, ServerError
+from hmscatalog import jars as jar_cache
+from hmscatalog.errors import ServerError
+from hmscatalog.metastore import setup
+from hmscatalog.metastore.releases import SERVER_MAIN, release
+from hmscatalog.metastore.setup import POSTGRES_JDBC_JARS, backing_db
+
+__all__ = ["POSTGRES_JDBC_JARS", "ServerInfo", "backing_db", "free_port", "start", "status",
+           "stop"]
 
 DEFAULT_PORT = 9083
 DEFAULT_HOST = "127.0.0.1"
 START_TIMEOUT_S = 180.0
-POSTGRES_JDBC_JARS = ("/usr/share/java/postgresql.jar",)
-MAIN_CLASS = "org.apache.hadoop.hive.metastore.HiveMetaStore"
+MAIN_CLASS = SERVER_MAIN
 _LOG_TAIL_LINES = 25
 
 
 def default_data_dir() -> Path:
     """``$HMSCATALOG_HOME/metastore``, or ``~/.hmscatalog/metastore``."""
-    home = os.environ.get("HMSCATALOG_HOME")
-    base = Path(home) if home else Path.home() / ".hmscatalog"
-    return base / "metastore"
+    return jar_cache.home() / "metastore"
 
 
 @dataclass(frozen=True)
@@ -58,61 +63,11 @@ class ServerInfo:
     data_dir: str
     db: str
     log: str
+    hive_version: str = "2.3.10"
 
     @property
     def uri(self) -> str:
         return f"thrift://{self.host}:{self.port}"
-
-
-@dataclass(frozen=True)
-class BackingDb:
-    """JDBC settings of the metastore's backing database."""
-
-    url: str
-    driver: str
-    user: str | None = None
-    password: str | None = None
-    extra_jars: tuple[str, ...] = ()
-    label: str = "derby"
-
-
-def backing_db(db: str, data_dir: Path) -> BackingDb:
-    """Resolve ``--db`` (``derby`` or ``postgresql://user:pass@host:port/name``).
-
-    Raises:
-        InvalidUri: for a malformed or unsupported ``db``.
-        ServerError: when PostgreSQL's JDBC driver is not installed.
-    """
-    if db == "derby":
-        url = f"jdbc:derby:;databaseName={data_dir / 'metastore_db'};create=true"
-        return BackingDb(url=url, driver="org.apache.derby.jdbc.EmbeddedDriver")
-    parts = urlsplit(db)
-    if parts.scheme not in ("postgresql", "postgres"):
-        raise InvalidUri(
-            f"--db {db!r}: expected 'derby' or a postgresql://user:password@host:port/database URI"
-        )
-    try:
-        port = parts.port or 5432
-    except ValueError:
-        raise InvalidUri(f"--db {db!r}: the port is not a number") from None
-    name = parts.path.lstrip("/")
-    if not parts.hostname or not name:
-        raise InvalidUri(f"--db {db!r}: host and database name are required")
-    jars = tuple(j for j in POSTGRES_JDBC_JARS if Path(j).exists())
-    if not jars:
-        raise ServerError(
-            "PostgreSQL JDBC driver not found at "
-            f"{', '.join(POSTGRES_JDBC_JARS)}: install Debian's libpostgresql-jdbc-java"
-        )
-    query = f"?{parts.query}" if parts.query else ""
-    return BackingDb(
-        url=f"jdbc:postgresql://{parts.hostname}:{port}/{name}{query}",
-        driver="org.postgresql.Driver",
-        user=unquote(parts.username) if parts.username else None,
-        password=unquote(parts.password) if parts.password else None,
-        extra_jars=jars,
-        label=f"postgresql://{parts.hostname}:{port}/{name}",
-    )
 
 
 def find_java() -> str:
@@ -153,45 +108,6 @@ def find_spark_jars() -> Path:
     ):
         raise ServerError(f"no hive-metastore jar in {jars}: reinstall pyspark")
     return jars
-
-
-def _hive_site(data_dir: Path, db: BackingDb) -> str:
-    settings = {
-        "javax.jdo.option.ConnectionURL": db.url,
-        "javax.jdo.option.ConnectionDriverName": db.driver,
-        "datanucleus.schema.autoCreateAll": "true",
-        "hive.metastore.schema.verification": "false",
-        "hive.metastore.warehouse.dir": f"file:{(data_dir / 'warehouse').resolve()}",
-        "hive.async.log.enabled": "false",
-        "hive.metastore.integral.jdo.pushdown": "true",
-        "hive.metastore.try.direct.sql": "true",
-        "hive.metastore.event.db.notification.api.auth": "false",
-        # The default pool (BoneCP) is not among pyspark's jars; Hive's transaction handler
-        # opens a pool on DROP DATABASE/TABLE, so use no pooling.
-        "datanucleus.connectionPoolingType": "None",
-    }
-    if db.user:
-        settings["javax.jdo.option.ConnectionUserName"] = db.user
-    if db.password:
-        settings["javax.jdo.option.ConnectionPassword"] = db.password
-    body = "\n".join(
-        f"  <property><name>{escape(k)}</name><value>{escape(v)}</value></property>"
-        for k, v in settings.items()
-    )
-    return f'<?xml version="1.0"?>\n<configuration>\n{body}\n</configuration>\n'
-
-
-_LOG4J2 = """\
-status = error
-appender.console.type = Console
-appender.console.name = console
-appender.console.layout.type = PatternLayout
-appender.console.layout.pattern = %d{ISO8601} %-5p %c{1}: %m%n
-rootLogger.level = warn
-rootLogger.appenderRef.console.ref = console
-logger.hms.name = org.apache.hadoop.hive.metastore.HiveMetaStore
-logger.hms.level = info
-"""
 
 
 def _pid_alive(pid: int) -> bool:
@@ -286,6 +202,7 @@ def start(
     timeout_s: float = START_TIMEOUT_S,
     heap: str = "768m",
     on_wait: Callable[[float], None] | None = None,
+    hive_version: str | None = None,
 ) -> ServerInfo:
     """Start a metastore server in the background, or return the one already on ``data_dir``.
 
@@ -297,23 +214,30 @@ def start(
         timeout_s: how long to wait for the port to answer.
         heap: the JVM's maximum heap.
         on_wait: called with the seconds waited so far while the server starts.
+        hive_version: the release line (``2.3``, ``3.1``, ``4.0``, ``4.x``; default 2.3).
 
     Raises:
-        ServerError: no Java, no pyspark, port taken, data dir in use, or the server died or
-            did not answer in time (the message ends with the tail of its log).
+        ServerError: no Java, no pyspark, an unknown release, port taken, data dir in use or
+            holding another release's database, or the server died or did not answer in time
+            (the message ends with the tail of its log).
+        JarsUnavailable: the release's jars are not cached and cannot be fetched.
     """
+    hive = release(hive_version)
     data_dir = Path(data_dir or default_data_dir()).resolve()
     running = status(data_dir)
     if running is not None:
-        if running.port == port and running.db == backing_db(db, data_dir).label:
+        if (running.port == port and running.db == backing_db(db, data_dir).label
+                and running.hive_version == hive.version):
             return running
         raise ServerError(
-            f"data dir {data_dir} is in use by the metastore (pid {running.pid}) at {running.uri} "
-            f"with db {running.db}; stop it first: hmscatalog metastore stop --data-dir {data_dir}"
+            f"data dir {data_dir} is in use by the metastore (pid {running.pid}, Hive "
+            f"{running.hive_version}) at {running.uri} with db {running.db}; stop it first: "
+            f"hmscatalog metastore stop --data-dir {data_dir}"
         )
     java = find_java()
     jars = find_spark_jars()
     backing = backing_db(db, data_dir)
+    setup.check_data_dir(hive, data_dir)
     if not (1 <= port <= 65535):
         raise ServerError(f"port {port} is out of range 1..65535")
     if not _port_free(host, port):
@@ -326,16 +250,11 @@ def start(
             f"data dir {data_dir} is locked: another process has its Derby database "
             f"{data_dir / 'metastore_db'} open"
         )
-    conf = data_dir / "conf"
-    conf.mkdir(parents=True, exist_ok=True)
-    (data_dir / "warehouse").mkdir(exist_ok=True)
-    (conf / "hive-site.xml").write_text(_hive_site(data_dir, backing))
-    (conf / "log4j2.properties").write_text(_LOG4J2)
-    # Hive re-initialises logging from the first hive-log4j2.properties on the class path; without
-    # this one it would write to a hive.log shared by every metastore under java.io.tmpdir.
-    (conf / "hive-log4j2.properties").write_text(_LOG4J2)
+    data_dir.mkdir(parents=True, exist_ok=True)
+    conf = setup.write_conf(hive, data_dir, backing)
+    classpath = setup.class_path(hive, conf, backing, jars)
+    setup.init_schema(hive, data_dir, backing, java, classpath)
     log_path = data_dir / "metastore.log"
-    classpath = os.pathsep.join([str(conf), str(jars / "*"), *backing.extra_jars])
     command = [
         java, f"-Xmx{heap}", "-XX:+UseSerialGC", "-Dderby.system.durability=test",
         f"-Dlog4j2.configurationFile={conf / 'log4j2.properties'}",
@@ -343,20 +262,21 @@ def start(
         "-cp", classpath, MAIN_CLASS, "-p", str(port),
     ]
     with open(log_path, "ab") as log:
-        log.write(f"--- starting metastore on port {port} at {time.ctime()}\n".encode())
+        log.write(f"--- starting {hive.label} on port {port} at {time.ctime()}\n".encode())
         log.flush()
         proc = subprocess.Popen(
             command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
             cwd=data_dir, start_new_session=True,
         )
-    info = ServerInfo(proc.pid, port, host, str(data_dir), backing.label, str(log_path))
+    info = ServerInfo(proc.pid, port, host, str(data_dir), backing.label, str(log_path),
+                      hive.version)
     began = time.monotonic()
     while True:
         waited = time.monotonic() - began
         code = proc.poll()
         if code is not None:
             raise ServerError(
-                f"the metastore server exited with code {code} during start; "
+                f"the {hive.label} server exited with code {code} during start; "
                 f"last lines of {log_path}:\n{log_tail(log_path)}"
             )
         if _answers(host, port, timeout_s=5.0):
@@ -364,7 +284,8 @@ def start(
         if waited > timeout_s:
             _terminate(proc.pid)
             raise ServerError(
-                f"the metastore server did not answer on port {port} within {timeout_s:.0f}s; "
+                f"the {hive.label} server did not answer on port {port} within "
+                f"{timeout_s:.0f}s; "
                 f"last lines of {log_path}:\n{log_tail(log_path)}"
             )
         if on_wait is not None:

@@ -19,6 +19,7 @@ import pytest
 
 from hmscatalog.metastore import server
 from hmscatalog.metastore.client import MetastoreClient
+from hmscatalog.metastore.releases import RELEASES
 
 pytestmark = pytest.mark.integration
 
@@ -56,15 +57,24 @@ def postgres_uri() -> Iterator[str]:
     run(str(binaries["pg_ctl"]), "-D", str(data), "-l", str(base / "postgres.log"), "-w",
         "-o", f"-p {port} -k {base} -c listen_addresses=127.0.0.1 -c fsync=off", "start")
     try:
-        run(str(binaries["createdb"]), "-h", "127.0.0.1", "-p", str(port), "-U", "hive", "hms")
-        yield f"postgresql://hive:unused@127.0.0.1:{port}/hms"
+        for line in RELEASES:
+            run(str(binaries["createdb"]), "-h", "127.0.0.1", "-p", str(port), "-U", "hive",
+                _database(line))
+        yield f"postgresql://hive:unused@127.0.0.1:{port}/"
     finally:
         run(str(binaries["pg_ctl"]), "-D", str(data), "-m", "immediate", "stop")
         shutil.rmtree(base, ignore_errors=True)
 
 
-def test_metastore_on_postgres(postgres_uri: str, tmp_path: Path) -> None:
-    info = server.start(port=server.free_port(), data_dir=tmp_path, db=postgres_uri)
+def _database(line: str) -> str:
+    return "hms_" + "".join(c for c in line if c.isalnum())
+
+
+@pytest.mark.parametrize("line", list(RELEASES))
+def test_metastore_on_postgres(postgres_uri: str, tmp_path: Path, line: str) -> None:
+    postgres_uri += _database(line)
+    info = server.start(port=server.free_port(), data_dir=tmp_path, db=postgres_uri,
+                        hive_version=line)
     try:
         assert info.db.startswith("postgresql://127.0.0.1:")
         with MetastoreClient(info.uri) as client:
@@ -77,7 +87,8 @@ def test_metastore_on_postgres(postgres_uri: str, tmp_path: Path) -> None:
         # The catalog lives in PostgreSQL: a new server on a new data dir sees it.
         server.stop(tmp_path)
         other = tmp_path / "second"
-        info = server.start(port=server.free_port(), data_dir=other, db=postgres_uri)
+        info = server.start(port=server.free_port(), data_dir=other, db=postgres_uri,
+                            hive_version=line)
         with MetastoreClient(info.uri) as client:
             assert client.list_partition_names("pg_db", "t")[:1] == ["dt=a/hr=0"]
         server.stop(other)

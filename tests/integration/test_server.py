@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from hmscatalog.errors import InvalidUri, MetastoreUnavailable, ServerError
+from hmscatalog import jars
+from hmscatalog.errors import InvalidUri, JarsUnavailable, MetastoreUnavailable, ServerError
 from hmscatalog.metastore import server
 from hmscatalog.metastore.client import MetastoreClient
 
@@ -148,3 +149,55 @@ def test_client_reconnects_after_server_restart(metastore: server.ServerInfo) ->
         # The old connection is dead; the client notices, reconnects and retries.
         assert "restart_db" in c.list_databases()
         c.drop_database("restart_db")
+
+
+def test_cli_starts_another_release(tmp_path: Path) -> None:
+    """``--hive-version``: its jars come from the cache (fetched on first use), the schema from
+    its own tool; the data directory then belongs to that release."""
+    data_dir = tmp_path / "hms31"
+    port = server.free_port()
+    started = _cli("metastore", "start", "--hive-version", "3.1", "--port", str(port),
+                   "--data-dir", str(data_dir))
+    assert started.returncode == 0, started.stderr
+    assert started.stdout.strip() == f"thrift://127.0.0.1:{port}"
+    try:
+        assert "Hive Metastore 3.1.3 started" in started.stderr
+        status = _cli("metastore", "status", "--data-dir", str(data_dir))
+        assert "Hive Metastore 3.1.3" in status.stdout
+        with MetastoreClient(started.stdout.strip()) as c:
+            assert c.dialect().major == 3
+        busy = _cli("metastore", "start", "--port", str(port), "--data-dir", str(data_dir))
+        assert busy.returncode == 1 and "(pid " in busy.stderr and "Hive 3.1.3" in busy.stderr
+    finally:
+        server.stop(data_dir)
+    other = _cli("metastore", "start", "--port", str(server.free_port()), "--data-dir",
+                 str(data_dir))
+    assert other.returncode == 1
+    assert other.stderr.strip() == (
+        f"hmscatalog: error: data dir {data_dir} holds a Hive Metastore 3.1.3 database, not "
+        "2.3.10: use another --data-dir for --hive-version 2.3")
+
+
+def test_unknown_release_is_a_clear_error(tmp_path: Path) -> None:
+    result = _cli("metastore", "start", "--hive-version", "3.0", "--data-dir", str(tmp_path),
+                  "--port", str(server.free_port()))
+    assert result.returncode == 1
+    assert result.stderr.strip() == (
+        "hmscatalog: error: --hive-version '3.0' is not one the embedded metastore runs: choose "
+        "one of 2.3 (2.3.10), 3.1 (3.1.3), 4.0 (4.0.1), 4.x (4.1.0)")
+
+
+def test_jars_that_cannot_be_fetched_are_one_line(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HMSCATALOG_HOME", str(tmp_path / "home"))
+    missing = jars.JarSet("nothing", "Hive Metastore 0.0.0",
+                          ("org.apache.hive:hive-standalone-metastore:0.0.0",))
+    with pytest.raises(JarsUnavailable) as refused:
+        jars.classpath(missing)
+    message = str(refused.value)
+    assert message.startswith("cannot fetch Hive Metastore 0.0.0 from Maven Central: ")
+    assert "\n" not in message and "hive-standalone-metastore" in message
+    assert not jars.have(missing)  # nothing recorded: the next call tries again
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(JarsUnavailable, match=r"Maven \(mvn\) is needed once"):
+        jars.classpath(missing)

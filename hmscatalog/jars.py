@@ -1,0 +1,170 @@
+"""JVM parts the pyspark wheel lacks, fetched from Maven Central once and reused offline.
+
+Each named set of artifacts is resolved by Maven (``mvn``, with the user's own settings, so a
+mirror in ``~/.m2/settings.xml`` is used) into a local repository under the jars cache,
+``$HMSCATALOG_HOME/jars`` or ``~/.hmscatalog/jars``. The resolved class path is recorded in
+``<cache>/<name>/classpath.txt``; later calls read it back without Maven or a network, as long as
+every jar it names is still there.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from xml.sax.saxutils import escape
+
+from hmscatalog.errors import JarsUnavailable
+
+DEPENDENCY_PLUGIN = "org.apache.maven.plugins:maven-dependency-plugin:3.6.1"
+MVN_TIMEOUT_S = 1800.0
+
+
+def home() -> Path:
+    """``$HMSCATALOG_HOME``, or ``~/.hmscatalog``."""
+    value = os.environ.get("HMSCATALOG_HOME")
+    return Path(value) if value else Path.home() / ".hmscatalog"
+
+
+def cache() -> Path:
+    """Where fetched and built jars live."""
+    return home() / "jars"
+
+
+@dataclass(frozen=True)
+class JarSet:
+    """Maven artifacts to resolve with their runtime dependencies.
+
+    Args:
+        name: the folder under the jars cache (``hive-metastore-3.1.3``).
+        what: how errors name the set (``Hive Metastore 3.1.3``).
+        artifacts: ``group:artifact:version`` coordinates.
+        exclusions: ``group:artifact`` pairs left out of every artifact's dependencies.
+        unpack: ``group:artifact:version:type:classifier`` archives to unpack into
+            ``<cache>/<name>/unpacked`` (only paths matching ``unpack_includes``).
+    """
+
+    name: str
+    what: str
+    artifacts: tuple[str, ...]
+    exclusions: tuple[str, ...] = ()
+    unpack: tuple[str, ...] = ()
+    unpack_includes: str = "**"
+
+    @property
+    def folder(self) -> Path:
+        return cache() / self.name
+
+    @property
+    def unpacked(self) -> Path:
+        return self.folder / "unpacked"
+
+
+def _pom(jars: JarSet) -> str:
+    excl = "".join(
+        f"<exclusion><groupId>{escape(g)}</groupId><artifactId>{escape(a)}</artifactId>"
+        "</exclusion>"
+        for g, a in (e.split(":") for e in jars.exclusions)
+    )
+    deps = "".join(
+        f"<dependency><groupId>{escape(g)}</groupId><artifactId>{escape(a)}</artifactId>"
+        f"<version>{escape(v)}</version><exclusions>{excl}</exclusions></dependency>\n"
+        for g, a, v in (c.split(":") for c in jars.artifacts)
+    )
+    return (
+        '<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>'
+        f"<groupId>hmscatalog.jars</groupId><artifactId>{escape(jars.name)}</artifactId>"
+        "<version>1</version><packaging>pom</packaging>"
+        f"<dependencies>\n{deps}</dependencies></project>\n"
+    )
+
+
+def _recorded(jars: JarSet) -> list[str] | None:
+    try:
+        entries = (jars.folder / "classpath.txt").read_text().split(os.pathsep)
+    except OSError:
+        return None
+    entries = [e for e in entries if e.strip()]
+    if not entries or not all(Path(e).is_file() for e in entries):
+        return None
+    if jars.unpack and not (jars.unpacked / ".complete").exists():
+        return None
+    return entries
+
+
+def _mvn() -> str:
+    found = shutil.which("mvn")
+    if not found:
+        raise JarsUnavailable(
+            "Maven (mvn) is needed once to fetch jars from Maven Central and is not on PATH: "
+            "install it (apt-get install maven)"
+        )
+    return found
+
+
+def _run_mvn(jars: JarSet, work: Path, goal: str, *props: str) -> None:
+    repo = cache() / "maven-repository"
+    command = [_mvn(), "-B", "-q", "-Dstyle.color=never", "-f", str(work / "pom.xml"), f"-Dmaven.repo.local={repo}",
+               f"{DEPENDENCY_PLUGIN}:{goal}", *props]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=MVN_TIMEOUT_S,
+                              stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        raise JarsUnavailable(
+            f"cannot fetch {jars.what} from Maven Central: mvn took over {MVN_TIMEOUT_S:.0f}s"
+        ) from None
+    if done.returncode != 0:
+        text = re.sub(r"\x1b\[[0-9;]*m", "", done.stdout + done.stderr)
+        lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+        errors = [ln.removeprefix("[ERROR]").removesuffix("-> [Help 1]").strip()
+                  for ln in lines if ln.startswith("[ERROR]")]
+        reason = next((e for e in errors if e), lines[-1] if lines else "mvn failed")
+        raise JarsUnavailable(f"cannot fetch {jars.what} from Maven Central: {reason[:400]}")
+
+
+def classpath(jars: JarSet) -> list[str]:
+    """The jars of ``jars``, fetched on first use (a few minutes), then read from the cache.
+
+    Raises:
+        JarsUnavailable: one line naming the set and why (no Maven, no network, a missing
+            artifact); nothing is recorded, so the next call tries again.
+    """
+    found = _recorded(jars)
+    if found is not None:
+        return found
+    jars.folder.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=jars.folder, prefix=".resolve-") as tmp:
+        work = Path(tmp)
+        (work / "pom.xml").write_text(_pom(jars))
+        listing = work / "classpath.txt"
+        _run_mvn(jars, work, "build-classpath", f"-Dmdep.outputFile={listing}",
+                 "-Dmdep.includeScope=runtime")
+        if jars.unpack:
+            target = work / "unpacked"
+            for archive in jars.unpack:
+                _run_mvn(jars, work, "unpack", f"-Dartifact={archive}",
+                         f"-DoutputDirectory={target}",
+                         f"-Dmdep.unpack.includes={jars.unpack_includes}")
+            (target / ".complete").write_text("\n".join(jars.unpack) + "\n")
+            shutil.rmtree(jars.unpacked, ignore_errors=True)
+            target.rename(jars.unpacked)
+        os.replace(listing, jars.folder / "classpath.txt")
+    found = _recorded(jars)
+    if found is None:
+        raise JarsUnavailable(f"cannot fetch {jars.what}: Maven resolved no jars")
+    return found
+
+
+def have(jars: JarSet) -> bool:
+    """Whether ``jars`` is in the cache already (no network needed)."""
+    return _recorded(jars) is not None
+
+
+def names(entries: Sequence[str]) -> set[str]:
+    """File names of class path entries."""
+    return {Path(e).name for e in entries}

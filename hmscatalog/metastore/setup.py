@@ -1,0 +1,250 @@
+"""What an embedded metastore needs before it starts: backing database, configuration, class
+path and schema, for each :mod:`hmscatalog.metastore.releases` release.
+
+Hive 2.3 reads ``hive-site.xml`` and lets DataNucleus create its schema, as the pyspark wheel's
+metastore always has here. Hive 3.1 and 4.x read ``metastore-site.xml``; their schema is created
+once per data directory with the release's own schema tool and scripts, and checked by the server
+at every start (``metastore.schema.verification``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+from xml.sax.saxutils import escape
+
+from hmscatalog import jars
+from hmscatalog.errors import InvalidUri, ServerError
+from hmscatalog.metastore.releases import HiveRelease
+
+POSTGRES_JDBC_JARS = ("/usr/share/java/postgresql.jar",)
+SCHEMA_TIMEOUT_S = 600.0
+_VERSION_FILE = "hive-version"
+
+
+@dataclass(frozen=True)
+class BackingDb:
+    """JDBC settings of the metastore's backing database."""
+
+    url: str
+    driver: str
+    user: str | None = None
+    password: str | None = None
+    extra_jars: tuple[str, ...] = ()
+    label: str = "derby"
+
+    @property
+    def schema_type(self) -> str:
+        """The database's name for Hive's schema tool."""
+        return "derby" if self.label == "derby" else "postgres"
+
+
+def backing_db(db: str, data_dir: Path) -> BackingDb:
+    """Resolve ``--db`` (``derby`` or ``postgresql://user:pass@host:port/name``).
+
+    Raises:
+        InvalidUri: for a malformed or unsupported ``db``.
+        ServerError: when PostgreSQL's JDBC driver is not installed.
+    """
+    if db == "derby":
+        url = f"jdbc:derby:;databaseName={data_dir / 'metastore_db'};create=true"
+        return BackingDb(url=url, driver="org.apache.derby.jdbc.EmbeddedDriver")
+    parts = urlsplit(db)
+    if parts.scheme not in ("postgresql", "postgres"):
+        raise InvalidUri(
+            f"--db {db!r}: expected 'derby' or a postgresql://user:password@host:port/database URI"
+        )
+    try:
+        port = parts.port or 5432
+    except ValueError:
+        raise InvalidUri(f"--db {db!r}: the port is not a number") from None
+    name = parts.path.lstrip("/")
+    if not parts.hostname or not name:
+        raise InvalidUri(f"--db {db!r}: host and database name are required")
+    found = tuple(j for j in POSTGRES_JDBC_JARS if Path(j).exists())
+    if not found:
+        raise ServerError(
+            "PostgreSQL JDBC driver not found at "
+            f"{', '.join(POSTGRES_JDBC_JARS)}: install Debian's libpostgresql-jdbc-java"
+        )
+    query = f"?{parts.query}" if parts.query else ""
+    return BackingDb(
+        url=f"jdbc:postgresql://{parts.hostname}:{port}/{name}{query}",
+        driver="org.postgresql.Driver",
+        user=unquote(parts.username) if parts.username else None,
+        password=unquote(parts.password) if parts.password else None,
+        extra_jars=found,
+        label=f"postgresql://{parts.hostname}:{port}/{name}",
+    )
+
+
+def _settings(release: HiveRelease, data_dir: Path, db: BackingDb) -> dict[str, str]:
+    warehouse = f"file:{(data_dir / 'warehouse').resolve()}"
+    settings = {
+        "javax.jdo.option.ConnectionURL": db.url,
+        "javax.jdo.option.ConnectionDriverName": db.driver,
+        "hive.metastore.warehouse.dir": warehouse,
+        "hive.metastore.event.db.notification.api.auth": "false",
+        "hive.metastore.try.direct.sql": "true",
+        # Filters on integer partition columns evaluated by the database, not refused.
+        "hive.metastore.integral.jdo.pushdown": "true",
+        # Asynchronous logging needs the LMAX disruptor, which none of the releases ships.
+        "hive.async.log.enabled": "false",
+    }
+    if db.user:
+        settings["javax.jdo.option.ConnectionUserName"] = db.user
+    if db.password:
+        settings["javax.jdo.option.ConnectionPassword"] = db.password
+    if release.from_wheel:
+        settings.update({
+            "datanucleus.schema.autoCreateAll": "true",
+            "hive.metastore.schema.verification": "false",
+            # The default pool (BoneCP) is not among pyspark's jars; Hive's transaction handler
+            # opens a pool on DROP DATABASE/TABLE, so use no pooling.
+            "datanucleus.connectionPoolingType": "None",
+        })
+        return settings
+    # The schema tool made the schema of this very release unless it names an older one.
+    exact = release.schema_version is None
+    settings.update({
+        "metastore.warehouse.dir": warehouse,
+        "metastore.async.log.enabled": "false",
+        "metastore.schema.verification": str(exact).lower(),
+        "datanucleus.schema.autoCreateAll": str(not exact).lower(),
+        # Evaluates partition-filter expressions without Hive's query compiler (not here).
+        "metastore.expression.proxy":
+            "org.apache.hadoop.hive.metastore.DefaultPartitionExpressionProxy",
+        # Only the event cleaner among the housekeeping threads: the others (compaction,
+        # statistics, replication) need HiveServer2 parts this server does not have, and
+        # starting them races with the first calls (4.1 closed a handler's persistence manager).
+        "metastore.task.threads.always":
+            "org.apache.hadoop.hive.metastore.events.EventCleanerTask",
+        "metastore.task.threads.remote": "",
+        "metastore.compactor.initiator.on": "false",
+        "metastore.compactor.cleaner.on": "false",
+    })
+    return settings
+
+
+def _site_xml(settings: Mapping[str, str]) -> str:
+    body = "\n".join(
+        f"  <property><name>{escape(k)}</name><value>{escape(v)}</value></property>"
+        for k, v in settings.items()
+    )
+    return f'<?xml version="1.0"?>\n<configuration>\n{body}\n</configuration>\n'
+
+
+_LOG4J2 = """\
+status = error
+appender.console.type = Console
+appender.console.name = console
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d{ISO8601} %-5p %c{1}: %m%n
+rootLogger.level = warn
+rootLogger.appenderRef.console.ref = console
+logger.hms.name = org.apache.hadoop.hive.metastore.HiveMetaStore
+logger.hms.level = info
+"""
+
+
+def write_conf(release: HiveRelease, data_dir: Path, db: BackingDb) -> Path:
+    """Write the configuration folder, ``<data dir>/conf``, and return it."""
+    conf = data_dir / "conf"
+    conf.mkdir(parents=True, exist_ok=True)
+    (data_dir / "warehouse").mkdir(exist_ok=True)
+    site = "hive-site.xml" if release.from_wheel else "metastore-site.xml"
+    (conf / site).write_text(_site_xml(_settings(release, data_dir, db)))
+    (conf / "log4j2.properties").write_text(_LOG4J2)
+    # Hive re-initialises logging from the first hive-log4j2.properties on the class path; without
+    # this one it would write to a hive.log shared by every metastore under java.io.tmpdir.
+    (conf / "hive-log4j2.properties").write_text(_LOG4J2)
+    (conf / "metastore-log4j2.properties").write_text(_LOG4J2)
+    return conf
+
+
+def class_path(release: HiveRelease, conf: Path, db: BackingDb, wheel_jars: Path) -> str:
+    """The server's class path: configuration first, then the release's jars.
+
+    Raises:
+        JarsUnavailable: when the release's jars are not cached and cannot be fetched.
+    """
+    entries = [str(wheel_jars / "*")] if release.jars is None else jars.classpath(release.jars)
+    return os.pathsep.join([str(conf), *entries, *db.extra_jars])
+
+
+def check_data_dir(release: HiveRelease, data_dir: Path) -> None:
+    """Refuse a data directory whose database another release created.
+
+    Raises:
+        ServerError: naming both releases.
+    """
+    try:
+        recorded = (data_dir / _VERSION_FILE).read_text().strip()
+    except OSError:
+        # Data directories from before releases were recorded hold 2.3 databases.
+        recorded = "2.3.10" if (data_dir / "metastore_db").exists() else ""
+    if recorded and recorded != release.version:
+        raise ServerError(
+            f"data dir {data_dir} holds a Hive Metastore {recorded} database, not "
+            f"{release.version}: use another --data-dir for --hive-version {release.line}"
+        )
+
+
+def init_schema(release: HiveRelease, data_dir: Path, db: BackingDb, java: str,
+                classpath: str) -> None:
+    """Create the metastore schema with the release's schema tool, once per data directory.
+
+    Raises:
+        ServerError: when the tool fails (the message ends with the tail of its output,
+            which is kept in ``<data dir>/schema.log``).
+    """
+    marker = data_dir / _VERSION_FILE
+    if marker.exists():
+        return
+    if release.schema_tool is None or release.jars is None:
+        marker.write_text(release.version + "\n")  # DataNucleus creates the schema at start
+        return
+    def schema_tool(*args: str) -> subprocess.CompletedProcess[str]:
+        assert release.schema_tool is not None and release.jars is not None
+        command = [java, "-Xmx512m", "-Dderby.system.durability=test",
+                   f"-Dderby.stream.error.file={data_dir / 'derby.log'}",
+                   "-cp", classpath, release.schema_tool, "-dbType", db.schema_type, *args]
+        if db.user:
+            command += ["-userName", db.user]
+        if db.password:
+            command += ["-passWord", db.password]
+        env = dict(os.environ, METASTORE_HOME=str(release.jars.unpacked / release.schema_scripts))
+        try:
+            return subprocess.run(command, cwd=data_dir, env=env, capture_output=True, text=True,
+                                  timeout=SCHEMA_TIMEOUT_S, stdin=subprocess.DEVNULL)
+        except subprocess.TimeoutExpired:
+            raise ServerError(f"the {release.label} schema tool did not finish within "
+                              f"{SCHEMA_TIMEOUT_S:.0f}s") from None
+
+    log = data_dir / "schema.log"
+    if db.schema_type != "derby":
+        # A shared database may hold the schema already (another data dir made it).
+        found = schema_tool("-info")
+        # 4.x reports 4.0.1's schema with a non-zero exit (its own version differs).
+        if found.returncode == 0 or re.search(r"Metastore schema version:\s*\d",
+                                              found.stdout + found.stderr):
+            log.write_text(found.stdout + found.stderr)
+            marker.write_text(release.version + "\n")
+            return
+    target = (["-initSchemaTo", release.schema_version] if release.schema_version
+              else ["-initSchema"])
+    done = schema_tool(*target)
+    log.write_text(done.stdout + done.stderr)
+    if done.returncode != 0:
+        if db.schema_type == "derby":
+            shutil.rmtree(data_dir / "metastore_db", ignore_errors=True)  # so a retry starts clean
+        tail = "\n".join((done.stdout + done.stderr).rstrip().splitlines()[-15:])
+        raise ServerError(f"the {release.label} schema tool could not create the schema in "
+                          f"{db.label} (exit {done.returncode}); see {log}:\n{tail}")
+    marker.write_text(release.version + "\n")
