@@ -28,6 +28,7 @@ partition_columns_in_data_file             table    boolean                    f
 spark.hmscatalog.uri                       catalog  text (``thrift://`` URIs)  (none)
 spark.hmscatalog.timeout                   catalog  seconds (above 0)          600
 spark.hmscatalog.pool-size                 catalog  count, at least 1          2
+spark.hmscatalog.metastore-catalog         catalog  text                       (server's)
 spark.hmscatalog.s3.<x> (see below)        catalog  text                       (none)
 hive.exec.dynamic.partition                hive     boolean                    true
 hive.exec.dynamic.partition.mode           hive     strict or nonstrict        strict
@@ -36,7 +37,9 @@ hive.exec.max.dynamic.partitions.pernode   hive     count, at least 1          1
 =========================================  =======  =========================  =========
 
 where ``<x>`` is ``endpoint``, ``region``, ``access-key-id``, ``secret-access-key`` or
-``session-token``. ``pool-size`` is the number of metastore connections per catalog.
+``session-token``. ``pool-size`` is the number of metastore connections per catalog;
+``metastore-catalog`` names the Hive 3+ metastore catalog holding the databases (by default the
+server's own default, ``hive`` unless changed; Hive 2.x has none).
 
 A typo must never change a result silently: ``hmscatalog.discovery.enabled='ture'`` used to
 turn discovery off (0 rows), and ``hmscatalog.discovery.enable`` was ignored. So booleans are
@@ -88,6 +91,7 @@ CATALOG_PREFIX = "spark.hmscatalog."
 URI = "spark.hmscatalog.uri"
 TIMEOUT = "spark.hmscatalog.timeout"
 POOL_SIZE = "spark.hmscatalog.pool-size"  # metastore connections per catalog
+METASTORE_CATALOG = "spark.hmscatalog.metastore-catalog"  # Hive 3+: the catalog of databases
 S3_ENDPOINT = "spark.hmscatalog.s3.endpoint"
 S3_REGION = "spark.hmscatalog.s3.region"
 S3_ACCESS_KEY_ID = "spark.hmscatalog.s3.access-key-id"
@@ -140,6 +144,7 @@ SETTINGS: dict[str, Setting] = {s.key: s for s in (
     Setting(URI, "catalog", "text", ""),
     Setting(TIMEOUT, "catalog", "seconds", 600.0),
     Setting(POOL_SIZE, "catalog", "count", 2, minimum=1),
+    Setting(METASTORE_CATALOG, "catalog", "text", ""),
     *(Setting(key, "catalog", "text", "") for key in S3_KEYS),
     Setting(HIVE_DYNAMIC_PARTITION, "hive", "boolean", True),
     Setting(HIVE_DYNAMIC_PARTITION_MODE, "hive", "choice", "strict",

@@ -121,7 +121,8 @@ struct Table {
   13: optional PrincipalPrivilegeSet privileges,
   14: optional bool temporary=false,
   15: optional bool rewriteEnabled,
-  16: optional string catName
+  # Field 16 is creationMetadata from Hive 3.0 on (catName in pyspark's 2.3.10 build): left out.
+  17: optional string catName
 }
 
 # One partition; values are given in partition-key order, as strings.
@@ -135,6 +136,86 @@ struct Partition {
   7: map<string, string> parameters,
   8: optional PrincipalPrivilegeSet privileges,
   9: optional string catName
+}
+
+# What a client declares it can handle (Hive 2.3 on). Hive 3 serves insert-only ACID tables
+# only to clients declaring INSERT_ONLY_TABLES.
+enum ClientCapability {
+  TEST_CAPABILITY = 1,
+  INSERT_ONLY_TABLES = 2
+}
+
+struct ClientCapabilities {
+  1: required list<ClientCapability> values
+}
+
+# Argument of get_table_req (Hive 2.3 on). catName from 3.0; processor fields from 4.0.
+struct GetTableRequest {
+  1: required string dbName,
+  2: required string tblName,
+  3: optional ClientCapabilities capabilities,
+  4: optional string catName,
+  8: optional list<string> processorCapabilities,
+  9: optional string processorIdentifier
+}
+
+# Reply of get_table_req.
+struct GetTableResult {
+  1: required Table table,
+  2: optional bool isStatsCompliant
+}
+
+# A catalog above databases (Hive 3.0 on).
+struct Catalog {
+  1: string name,
+  2: optional string description,
+  3: string locationUri
+}
+
+# Arguments of create_catalog and drop_catalog.
+struct CreateCatalogRequest {
+  1: Catalog catalog
+}
+
+struct DropCatalogRequest {
+  1: string name,
+  2: optional bool ifExists
+}
+
+# Reply of get_catalogs.
+struct GetCatalogsResponse {
+  1: list<string> names
+}
+
+# Argument of get_partitions_by_names_req (Hive 4.0 on).
+struct GetPartitionsByNamesRequest {
+  1: required string db_name,
+  2: required string tbl_name,
+  3: optional list<string> names,
+  5: optional list<string> processorCapabilities,
+  6: optional string processorIdentifier
+}
+
+# Reply of get_partitions_by_names_req.
+struct GetPartitionsByNamesResult {
+  1: required list<Partition> partitions
+}
+
+# Argument of get_partitions_by_filter_req (Hive 4.0 on).
+struct GetPartitionsByFilterRequest {
+  1: optional string catName,
+  2: string dbName,
+  3: string tblName,
+  4: string filter,
+  5: optional i16 maxParts = -1
+}
+
+# Argument of create_table_req (Hive 4.0 on).
+struct CreateTableRequest {
+  1: required Table table,
+  2: optional EnvironmentContext envContext,
+  9: optional list<string> processorCapabilities,
+  10: optional string processorIdentifier
 }
 
 # Free-form key/value properties handed to server-side hooks.
@@ -270,10 +351,14 @@ service ThriftHiveMetastore extends fb303.FacebookService
       throws(1:NoSuchObjectException o1, 2:MetaException o3)
   list<string> get_tables(1:string db_name, 2:string pattern) throws(1:MetaException o1)
   list<string> get_all_tables(1:string db_name) throws(1:MetaException o1)
-  Table get_table(1:string dbname, 2:string tbl_name)
+  # get_table and get_table_objects_by_name are left out: Hive 4.0.1 removed them, and
+  # get_table_req serves every release from 2.3 on.
+  GetTableResult get_table_req(1:GetTableRequest req)
       throws(1:MetaException o1, 2:NoSuchObjectException o2)
-  list<Table> get_table_objects_by_name(1:string dbname, 2:list<string> tbl_names)
-      throws(1:MetaException o1, 2:InvalidOperationException o2, 3:UnknownDBException o3)
+  # Hive 4.0 on.
+  void create_table_req(1:CreateTableRequest request)
+      throws(1:AlreadyExistsException o1, 2:InvalidObjectException o2,
+             3:MetaException o3, 4:NoSuchObjectException o4)
   void alter_table(1:string dbname, 2:string tbl_name, 3:Table new_tbl)
       throws(1:InvalidOperationException o1, 2:MetaException o2)
   void alter_table_with_environment_context(1:string dbname, 2:string tbl_name,
@@ -308,9 +393,11 @@ service ThriftHiveMetastore extends fb303.FacebookService
       throws(1:MetaException o1, 2:NoSuchObjectException o2)
   list<Partition> get_partitions(1:string db_name, 2:string tbl_name, 3:i16 max_parts=-1)
       throws(1:NoSuchObjectException o1, 2:MetaException o2)
+  # Hive 2.3 declares only (1:MetaException o2): its MetaException arrives as field 1 and reads
+  # here as a NoSuchObjectException carrying the same message.
   list<string> get_partition_names(1:string db_name, 2:string tbl_name,
       3:i16 max_parts=-1)
-      throws(1:MetaException o2)
+      throws(1:NoSuchObjectException o1, 2:MetaException o2)
   # The *_ps calls take a partial value list; "" matches any value.
   list<Partition> get_partitions_ps(1:string db_name, 2:string tbl_name,
       3:list<string> part_vals, 4:i16 max_parts=-1)
@@ -325,7 +412,12 @@ service ThriftHiveMetastore extends fb303.FacebookService
       throws(1:MetaException o1, 2:NoSuchObjectException o2)
   list<Partition> get_partitions_by_names(1:string db_name, 2:string tbl_name,
       3:list<string> names)
+      throws(1:MetaException o1, 2:NoSuchObjectException o2, 3:InvalidObjectException o3)
+  # Hive 4.0 on.
+  list<Partition> get_partitions_by_filter_req(1:GetPartitionsByFilterRequest req)
       throws(1:MetaException o1, 2:NoSuchObjectException o2)
+  GetPartitionsByNamesResult get_partitions_by_names_req(1:GetPartitionsByNamesRequest req)
+      throws(1:MetaException o1, 2:NoSuchObjectException o2, 3:InvalidObjectException o3)
 
   # Altering partitions.
   void alter_partition(1:string db_name, 2:string tbl_name, 3:Partition new_part)
@@ -338,6 +430,13 @@ service ThriftHiveMetastore extends fb303.FacebookService
   void rename_partition(1:string db_name, 2:string tbl_name, 3:list<string> part_vals,
       4:Partition new_part)
       throws(1:InvalidOperationException o1, 2:MetaException o2)
+
+  # Catalogs (Hive 3.0 on).
+  void create_catalog(1:CreateCatalogRequest catalog)
+      throws(1:AlreadyExistsException o1, 2:InvalidObjectException o2, 3:MetaException o3)
+  GetCatalogsResponse get_catalogs() throws(1:MetaException o1)
+  void drop_catalog(1:DropCatalogRequest catName)
+      throws(1:NoSuchObjectException o1, 2:InvalidOperationException o2, 3:MetaException o3)
 
   # Server configuration value (only hive.*, mapred.*, hdfs.* style keys).
   string get_config_value(1:string name, 2:string defaultValue)

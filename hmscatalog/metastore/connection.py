@@ -25,6 +25,7 @@ from thrift.transport import TSocket, TTransport
 
 from hmscatalog.errors import InvalidUri, MetastoreError, MetastoreUnavailable
 from hmscatalog.metastore._thrift.hive_metastore import ThriftHiveMetastore
+from hmscatalog.metastore.dialect import Dialect, detect
 
 # thrift logs every failed connect attempt at ERROR; failures surface as our exceptions instead.
 logging.getLogger("thrift.transport.TSocket").setLevel(logging.CRITICAL)
@@ -76,6 +77,11 @@ def is_loopback(addresses: Sequence[tuple[str, int]]) -> bool:
     return True
 
 
+def _closed_by_peer(exc: BaseException) -> bool:
+    return (isinstance(exc, TTransport.TTransportException)
+            and exc.type == TTransport.TTransportException.END_OF_FILE)
+
+
 def _message(exc: BaseException) -> str:
     text = getattr(exc, "message", None) or str(exc) or type(exc).__name__
     return " ".join(str(text).split())
@@ -113,6 +119,7 @@ class MetastoreConnection:
         self._client: ThriftHiveMetastore.Client | None = None
         self._next = 0
         self.connected_to: str | None = None
+        self._dialect: Dialect | None = None
 
     @property
     def uris(self) -> list[str]:
@@ -132,6 +139,7 @@ class MetastoreConnection:
             self._transport = None
             self._client = None
             self.connected_to = None
+            self._dialect = None
 
     def _connect(self) -> ThriftHiveMetastore.Client:
         errors = []
@@ -149,14 +157,33 @@ class MetastoreConnection:
                 continue
             sock.setTimeout(self._timeout_s * 1000)
             protocol = TBinaryProtocol.TBinaryProtocolAccelerated(transport)
+            client = ThriftHiveMetastore.Client(protocol)
+            try:
+                dialect = detect(client)
+            except (TimeoutError, TTransport.TTransportException, OSError, EOFError,
+                    TApplicationException) as exc:
+                with contextlib.suppress(Exception):
+                    transport.close()
+                errors.append(f"thrift://{host}:{port}: {_message(exc)}")
+                continue
             self._transport = transport
-            self._client = ThriftHiveMetastore.Client(protocol)
+            self._client = client
+            self._dialect = dialect
             self._next = index
             self.connected_to = f"thrift://{host}:{port}"
             return self._client
         raise TTransport.TTransportException(
             TTransport.TTransportException.NOT_OPEN, "; ".join(errors)
         )
+
+    @property
+    def dialect(self) -> Dialect:
+        """What the server speaks (connecting first if need be; see ``call`` for errors)."""
+        with self._lock:
+            if self._dialect is None:
+                self.call("getVersion")  # connects, which detects the dialect
+            assert self._dialect is not None
+            return self._dialect
 
     def call(self, method: str, *args: Any) -> Any:
         """Call a Thrift method, reconnecting and retrying on transport errors.
@@ -169,19 +196,32 @@ class MetastoreConnection:
         """
         with self._lock:
             attempt = 0
+            dropped = 0
             while True:
+                client = None
                 try:
                     client = self._client or self._connect()
                     return getattr(client, method)(*args)
                 except TApplicationException as exc:
+                    where = self.connected_to or self.uris[0]
                     self.close()
-                    raise MetastoreError(
-                        f"metastore at {self.connected_to or self.uris[0]} failed {method}: "
-                        f"{_message(exc)}"
-                    ) from exc
+                    raise MetastoreError(f"metastore at {where} failed {method}: "
+                                         f"{_message(exc)}") from exc
                 except (TimeoutError, TTransport.TTransportException, OSError, EOFError) as exc:
+                    where = self.connected_to or self.uris[0]
                     self.close()
-                    self._next = (self._next + 1) % len(self._addresses)
+                    if client is not None and _closed_by_peer(exc):
+                        # The server took the call and hung up instead of answering: a Java Error
+                        # (a missing class, out of memory) in its handler does that. Once on a
+                        # fresh connection too, and it is the call, not the network.
+                        dropped += 1
+                        if dropped >= 2:
+                            raise MetastoreError(
+                                f"metastore at {where} closed the connection instead of answering "
+                                f"{method}, twice: the server failed the call (its log says why)"
+                            ) from exc
+                    else:
+                        self._next = (self._next + 1) % len(self._addresses)
                     if attempt >= self._retries:
                         raise MetastoreUnavailable(
                             f"metastore {', '.join(self.uris)} unavailable for {method} after "

@@ -137,7 +137,22 @@ class Table:
 
     @property
     def is_external(self) -> bool:
-        return self.table_type == EXTERNAL_TABLE
+        """Whether the table's files outlive it. An EXTERNAL_TABLE with
+        ``external.table.purge=TRUE`` owns its files as a managed table does: Hive 4 stores every
+        non-transactional managed table that way (``TRANSLATED_TO_EXTERNAL``)."""
+        return (self.table_type == EXTERNAL_TABLE
+                and self.parameters.get("external.table.purge", "").upper() != "TRUE")
+
+    @property
+    def acid(self) -> str | None:
+        """``"full"`` or ``"insert_only"`` for Hive ACID tables (``transactional=true``), else
+        ``None``. Their files are base and delta directories that only readers aware of Hive's
+        transactions can read exactly."""
+        params = {k.lower(): v for k, v in self.parameters.items()}
+        if params.get("transactional", "").strip().lower() != "true":
+            return None
+        kind = params.get("transactional_properties", "").strip().lower()
+        return "insert_only" if kind == "insert_only" else "full"
 
     @property
     def partition_spec(self) -> PartitionSpec:

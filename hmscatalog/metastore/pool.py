@@ -31,6 +31,7 @@ from hmscatalog.metastore.connection import (
     is_loopback,
     parse_uris,
 )
+from hmscatalog.metastore.dialect import Dialect
 
 # As the ``clients`` setting of Iceberg's HiveCatalog.
 DEFAULT_POOL_SIZE = 2
@@ -201,6 +202,12 @@ class MetastorePool(ConnectionPool[MetastoreConnection]):
     def is_loopback(self) -> bool:
         """Whether every address is on this machine (so ``file:`` paths mean the same here)."""
         return is_loopback(self._addresses)
+
+    def dialect(self) -> Dialect:
+        """What the server speaks, as a pooled connection found out when it opened (the
+        addresses of one metastore are expected to run one release)."""
+        with self.borrow() as conn:
+            return conn.dialect
 
     def _reusable_after(self, exc: BaseException) -> bool:
         # An exception the method declares (MetaException, NoSuchObjectException...) is a whole

@@ -114,7 +114,8 @@ def attach(spark: Any, name: str = "hms", uri: str | None = None,
 
     Settings not passed come from the Spark conf: ``spark.hmscatalog.<name>.uri`` or
     ``spark.hmscatalog.uri`` (comma-separated ``thrift://`` URIs), and likewise ``timeout``
-    (seconds), and ``pool-size`` (metastore connections shared by the catalog's sessions).
+    (seconds), ``pool-size`` (metastore connections shared by the catalog's sessions) and
+    ``metastore-catalog`` (on Hive 3+ metastores, the catalog holding the databases).
     Keys under ``spark.hmscatalog.`` are checked first
     (:func:`hmscatalog.config.check_session_conf`). Attaching the same name again replaces the
     catalog in every session.
@@ -136,8 +137,10 @@ def attach(spark: Any, name: str = "hms", uri: str | None = None,
         raise InvalidUri(f"no metastore URI for catalog {name!r}: pass uri= or set "
                          f"{own} (or {shared})")
     timeout = timeout_s or config.catalog_setting(get, name, config.TIMEOUT, float)
-    client = MetastoreClient(uri, timeout_s=timeout,
-                             pool_size=config.catalog_setting(get, name, config.POOL_SIZE, int))
+    client = MetastoreClient(
+        uri, timeout_s=timeout,
+        pool_size=config.catalog_setting(get, name, config.POOL_SIZE, int),
+        catalog=config.catalog_setting(get, name, config.METASTORE_CATALOG, str) or None)
     jvm = proxy_jvm(spark)
     plugin.load(jvm.gateway.jvm)
     registry = jvm.cls(plugin.REGISTRY_CLASS)

@@ -34,8 +34,8 @@ def test_the_sources_and_their_keys() -> None:
     for setting in config.SETTINGS.values():
         by_source.setdefault(setting.source, set()).add(setting.key)
     assert by_source["catalog"] == {f"spark.hmscatalog.{k}" for k in (
-        "uri", "timeout", "pool-size", "s3.endpoint", "s3.region", "s3.access-key-id",
-        "s3.secret-access-key", "s3.session-token")}
+        "uri", "timeout", "pool-size", "metastore-catalog", "s3.endpoint", "s3.region",
+        "s3.access-key-id", "s3.secret-access-key", "s3.session-token")}
     assert by_source["hive"] == {"hive.exec.dynamic.partition",
                                  "hive.exec.dynamic.partition.mode",
                                  "hive.exec.max.dynamic.partitions",
@@ -147,8 +147,8 @@ def test_session_conf_lists_the_known_keys_when_none_is_close() -> None:
         config.check_session_conf([("spark.hmscatalog.zzzzzzzzzz", "1")], ["hms"])
     assert str(refused.value) == (
         "Spark conf: unknown setting 'spark.hmscatalog.zzzzzzzzzz'; known: spark.hmscatalog."
-        "[<catalog>.]{uri, timeout, pool-size, s3.endpoint, s3.region, s3.access-key-id, "
-        "s3.secret-access-key, s3.session-token}")
+        "[<catalog>.]{uri, timeout, pool-size, metastore-catalog, s3.endpoint, s3.region, "
+        "s3.access-key-id, s3.secret-access-key, s3.session-token}")
 
 
 def test_session_conf_refuses_values_of_the_wrong_kind() -> None:
