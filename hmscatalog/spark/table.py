@@ -127,6 +127,15 @@ class HmsTable(ReadOnlyTable):
             capability.OVERWRITE_BY_FILTER, capability.OVERWRITE_DYNAMIC]))
 
     def _require_supported_format(self, verb: str) -> None:
+        acid = self.table.acid
+        if acid is not None:
+            kind = ("an insert-only ACID table (transactional=true, "
+                    "transactional_properties=insert_only)" if acid == "insert_only"
+                    else "a full ACID table (transactional=true)")
+            self._jvm.unsupported(
+                f"hms cannot {verb} table {self.table.qualified_name}: it is {kind}, whose files "
+                "only readers of Hive's transactions can read exactly; hms reads and writes "
+                "non-transactional tables")
         fmt = self.table.format
         if fmt not in READABLE_FORMATS:
             storage = self.table.storage

@@ -23,7 +23,7 @@ from hmscatalog.errors import (
 from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.model import StorageFormat
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.metastore]
 
 
 def _path(location: str | None) -> Path:

@@ -11,7 +11,7 @@ from thrift.transport import TSocket
 
 from hmscatalog.metastore.client import MetastoreClient
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.metastore]
 
 THREADS = 8
 ROUNDS = 5

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-pytestmark = [pytest.mark.integration, pytest.mark.spark]
+pytestmark = [pytest.mark.integration, pytest.mark.spark, pytest.mark.metastore]
 
 
 def _rows(df: Any) -> list[tuple[Any, ...]]:
@@ -86,6 +86,7 @@ def test_discovery_errors_name_the_table_and_path(spark: Any, db: str, tmp_path:
     assert spark.sql(f"SELECT * FROM hms.{db}.t WHERE dt = 'd1'").collect() == []
 
 
+@pytest.mark.builtin
 @pytest.mark.parametrize(("key", "known"), [
     ("hmscatalog.discovery.enable", "hmscatalog.discovery.enabled"),
     ("HMSCATALOG.DISCOVERY.ENABLED", "hmscatalog.discovery.enabled"),

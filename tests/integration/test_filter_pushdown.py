@@ -22,7 +22,7 @@ from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.model import Table
 from hmscatalog.sources.metastore import select_partitions
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.metastore]
 
 NASTY = [
     'x" or "1"="1',

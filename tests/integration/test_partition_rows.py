@@ -10,7 +10,7 @@ from hmscatalog.partitions.spec import PartitionSpec
 from hmscatalog.spark.attach import proxy_jvm
 from hmscatalog.spark.rows import internal_row, partition_strings
 
-pytestmark = [pytest.mark.integration, pytest.mark.spark]
+pytestmark = [pytest.mark.integration, pytest.mark.spark, pytest.mark.metastore]
 
 
 def test_partition_rows_of_several_type_lists_in_one_session(spark: Any) -> None:

@@ -13,7 +13,7 @@ from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.spark import read_partitioned
 from hmscatalog.spark.internals.versions import PYTHON_SOURCE_FILTERS
 
-pytestmark = [pytest.mark.integration, pytest.mark.spark]
+pytestmark = [pytest.mark.integration, pytest.mark.spark, pytest.mark.metastore]
 
 
 def _rows(df: Any) -> list[tuple[Any, ...]]:
@@ -146,6 +146,7 @@ def test_projected_path_reads_local_and_s3(spark: Any, tmp_path: Path, moto_s3: 
     assert "hour%3D2024-01-02-03" in lists[0].query or "hour=2024-01-02-03" in lists[0].query
 
 
+@pytest.mark.builtin
 def test_a_table_made_by_the_builtin_catalog_with_a_misspelt_projection_switch_fails_its_query(
         spark: Any, db: str, tmp_path: Path) -> None:
     """``projection.enable`` never went through hms's CREATE checks when another catalog made

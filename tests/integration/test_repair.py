@@ -23,7 +23,7 @@ from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.model import Column, Partition, Storage, StorageFormat, Table
 from hmscatalog.partitions.codec import make_part_name
 
-pytestmark = [pytest.mark.integration, pytest.mark.spark]
+pytestmark = [pytest.mark.integration, pytest.mark.spark, pytest.mark.metastore]
 
 COLUMNS = "(a BIGINT) PARTITIONED BY (dt STRING, hr INT) STORED AS PARQUET"
 # Directories added to what Spark writes, each with a copy of a data file. Spark's repair (and
@@ -73,6 +73,7 @@ def _add_at(client: MetastoreClient, db: str, name: str, values: Sequence[Any],
     client.add_partitions(table, [client.new_partition(table, values, f"file:{location}")])
 
 
+@pytest.mark.builtin
 def test_msck_recover_and_cli_add_what_spark_msck_adds(
         spark: Any, client: MetastoreClient, db: str, tmp_path: Path, metastore_uri: str) -> None:
     layout = tmp_path / "layout"
@@ -103,6 +104,7 @@ def test_msck_recover_and_cli_add_what_spark_msck_adds(
     assert repair_table(client, f"{db}.ours").added == []
 
 
+@pytest.mark.builtin
 def test_drop_and_sync_match_spark(spark: Any, client: MetastoreClient, db: str,
                                    tmp_path: Path) -> None:
     layout = tmp_path / "layout"
@@ -200,6 +202,7 @@ def test_dry_run_changes_nothing_and_the_cli_reports(
                                                             "dt=b/hr=2"]
 
 
+@pytest.mark.builtin
 def test_unpartitioned_and_missing_tables_fail_as_spark_does(
         spark: Any, client: MetastoreClient, db: str, metastore_uri: str,
         capsys: pytest.CaptureFixture[str]) -> None:
@@ -230,6 +233,7 @@ def test_unpartitioned_and_missing_tables_fail_as_spark_does(
             in capsys.readouterr().err)
 
 
+@pytest.mark.builtin
 def test_empty_value_or_missing_location_fail_before_any_change(
         spark: Any, client: MetastoreClient, db: str, tmp_path: Path) -> None:
     from pyspark.errors import AnalysisException, SparkRuntimeException

@@ -15,7 +15,7 @@ from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.model import StorageFormat
 from hmscatalog.spark import attach
 
-pytestmark = [pytest.mark.integration, pytest.mark.spark]
+pytestmark = [pytest.mark.integration, pytest.mark.spark, pytest.mark.metastore]
 
 
 def _rows(df: Any) -> list[tuple[Any, ...]]:
@@ -60,6 +60,7 @@ def test_namespaces(spark: Any, hms: Any, client: MetastoreClient, tmp_path: Pat
     assert _error_class(missing.value) == "SCHEMA_NOT_FOUND"
 
 
+@pytest.mark.builtin
 def test_create_table_spark_and_hive_syntax(spark: Any, db: str, client: MetastoreClient,
                                            tmp_path: Path) -> None:
     spark.sql(f"CREATE TABLE hms.{db}.s (a INT, b STRING, dt STRING, hr INT) USING parquet "
@@ -118,6 +119,7 @@ def _load_with_builtin(spark: Any, db: str, table: str) -> None:
     """)
 
 
+@pytest.mark.builtin
 def test_reads_prune_and_match_the_builtin_catalog(spark: Any, db: str) -> None:
     spark.sql(f"CREATE TABLE hms.{db}.t (a BIGINT, b STRING) PARTITIONED BY (dt STRING, hr INT) "
               "STORED AS PARQUET")
@@ -153,6 +155,7 @@ def test_reads_prune_and_match_the_builtin_catalog(spark: Any, db: str) -> None:
     assert len(_rows(spark.sql(joined))) == 30
 
 
+@pytest.mark.builtin
 def test_special_characters_in_partition_values(spark: Any, db: str) -> None:
     spark.sql(f"CREATE TABLE hms.{db}.t (a INT) PARTITIONED BY (s STRING) STORED AS PARQUET")
     values = ["a/b", "k=v", "100%", "10:30", "it's", 'say "hi"', "#1", "two words", "über", ""]
@@ -188,6 +191,7 @@ def test_partition_values_come_from_the_metastore_not_the_path(
     assert _rows(spark.sql(f"SELECT * FROM hms.{db}.t WHERE p = 999")) == []
 
 
+@pytest.mark.builtin
 def test_unpartitioned_table_and_text_format_error(spark: Any, db: str) -> None:
     spark.sql(f"CREATE TABLE hms.{db}.u (a INT, b STRING) STORED AS PARQUET")
     spark.sql(f"INSERT INTO spark_catalog.{db}.u VALUES (1, 'x'), (2, 'y')")
@@ -197,6 +201,7 @@ def test_unpartitioned_table_and_text_format_error(spark: Any, db: str) -> None:
         spark.sql(f"SELECT * FROM hms.{db}.txt").collect()
 
 
+@pytest.mark.builtin
 def test_drop_table_managed_and_external(spark: Any, db: str, client: MetastoreClient,
                                          tmp_path: Path) -> None:
     spark.sql(f"CREATE TABLE hms.{db}.m (a INT) STORED AS PARQUET")
@@ -228,6 +233,7 @@ def test_alter_table(spark: Any, db: str, client: MetastoreClient) -> None:
     assert client.list_tables(db) == ["t2"]
 
 
+@pytest.mark.builtin
 def test_partition_ddl_matches_the_builtin_catalog(spark: Any, db: str, tmp_path: Path,
                                                    client: MetastoreClient) -> None:
     for catalog, table in (("hms", "a"), ("spark_catalog", "b")):
@@ -275,6 +281,7 @@ def test_attach_from_conf_and_several_catalogs(spark: Any, hms: Any, db: str,
         attach(spark, name="third")
 
 
+@pytest.mark.builtin
 def test_partition_without_directory_reads_as_empty(spark: Any, db: str,
                                                     client: MetastoreClient) -> None:
     spark.sql(f"CREATE TABLE hms.{db}.t (a INT) PARTITIONED BY (p INT) STORED AS PARQUET")
@@ -291,6 +298,7 @@ def test_partition_without_directory_reads_as_empty(spark: Any, db: str,
     assert table.partition_spec.names == ["p"]
 
 
+@pytest.mark.builtin
 def test_reads_follow_changes_to_partition_directories(spark: Any, db: str,
                                                        client: MetastoreClient) -> None:
     spark.sql(f"CREATE TABLE hms.{db}.t (a INT) PARTITIONED BY (p INT) STORED AS PARQUET")

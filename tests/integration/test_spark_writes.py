@@ -15,7 +15,7 @@ from hmscatalog.errors import MetastoreUnavailable
 from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.storage.locations import local_path
 
-pytestmark = [pytest.mark.integration, pytest.mark.spark]
+pytestmark = [pytest.mark.integration, pytest.mark.spark, pytest.mark.metastore]
 
 SCHEMA = "(a INT, b STRING) PARTITIONED BY (dt STRING, hr INT) STORED AS PARQUET"
 
@@ -52,6 +52,7 @@ def _partitions(spark: Any, table: str) -> list[tuple[Any, ...]]:
     return _rows(spark, f"SHOW PARTITIONS {table}")
 
 
+@pytest.mark.builtin
 def test_inserts_and_overwrites_match_the_builtin_catalog(spark: Any, db: str,
                                                           client: MetastoreClient) -> None:
     # Replaced files are deleted at once, so that both layouts can be compared.
@@ -196,6 +197,7 @@ def test_concurrent_appends_to_one_partition_both_land(spark: Any, db: str) -> N
     assert _rows(spark, f"SELECT count(*), count(DISTINCT a) FROM hms.{db}.t") == [(200, 200)]
 
 
+@pytest.mark.builtin
 def test_ctas_writeto_and_unpartitioned_tables(spark: Any, db: str) -> None:
     spark.sql(f"CREATE TABLE hms.{db}.hive_ctas PARTITIONED BY (dt) STORED AS PARQUET AS "
               "SELECT id AS a, CAST(id % 3 AS STRING) AS dt FROM range(6)")
@@ -236,6 +238,7 @@ def test_no_value_places_a_file_outside_the_table(spark: Any, db: str,
     assert _rows(spark, f"SELECT p FROM hms.{db}.t") == sorted(((v,) for v in values), key=repr)
 
 
+@pytest.mark.builtin
 def test_other_engines_read_what_hms_writes(spark: Any, db: str,
                                             client: MetastoreClient) -> None:
     import duckdb
