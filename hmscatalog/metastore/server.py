@@ -256,7 +256,9 @@ def start(
     setup.init_schema(hive, data_dir, backing, java, classpath)
     log_path = data_dir / "metastore.log"
     command = [
-        java, f"-Xmx{heap}", "-XX:+UseSerialGC", "-Dderby.system.durability=test",
+        # Hive 4 adds a batch of partitions with one INSERT of many rows, which Derby's parser
+        # descends recursively: a deeper stack than the default 1 MB (1,000 partitions per batch).
+        java, f"-Xmx{heap}", "-Xss16m", "-XX:+UseSerialGC", "-Dderby.system.durability=test",
         f"-Dlog4j2.configurationFile={conf / 'log4j2.properties'}",
         f"-Dderby.stream.error.file={data_dir / 'derby.log'}",
         "-cp", classpath, MAIN_CLASS, "-p", str(port),

@@ -273,3 +273,20 @@ def test_catalogs_on_the_session_metastore_need_hive_3(metastore_uri: str,
         MetastoreClient(metastore_uri, catalog="lab").list_databases()
     with pytest.raises(MetastoreError, match=r"cannot list catalogs: .* is Hive 2\.x"):
         client.list_catalogs()
+
+
+def test_a_full_batch_of_partitions(other: tuple[str, str, MetastoreClient],
+                                    tmp_path: Path) -> None:
+    """A batch of 1,000 partitions in one add_partitions_req (Hive 4 inserts them with one
+    statement of many rows, which overflowed the embedded Derby's default thread stack)."""
+    line, _, client = other
+    db = f"batch_{re.sub(r'[^0-9a-z]', '', line)}"
+    client.create_database(db, location=f"file:{tmp_path / db}")
+    try:
+        table = client.new_table(db, "t", [("v", "bigint")], [("dt", "string"), ("b", "int")])
+        added = client.add_partitions(
+            table, [client.new_partition(table, [f"d{i // 100}", i % 100]) for i in range(1_200)])
+        assert added == 1_200
+        assert client.count_partitions(db, "t", 'dt = "d11"') == 100
+    finally:
+        client.drop_database(db, cascade=True, if_exists=True)
