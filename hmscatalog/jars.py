@@ -14,7 +14,6 @@ import re
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from xml.sax.saxutils import escape
@@ -109,8 +108,8 @@ def _mvn() -> str:
 
 def _run_mvn(jars: JarSet, work: Path, goal: str, *props: str) -> None:
     repo = cache() / "maven-repository"
-    command = [_mvn(), "-B", "-q", "-Dstyle.color=never", "-f", str(work / "pom.xml"), f"-Dmaven.repo.local={repo}",
-               f"{DEPENDENCY_PLUGIN}:{goal}", *props]
+    command = [_mvn(), "-B", "-q", "-Dstyle.color=never", "-f", str(work / "pom.xml"),
+               f"-Dmaven.repo.local={repo}", f"{DEPENDENCY_PLUGIN}:{goal}", *props]
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=MVN_TIMEOUT_S,
                               stdin=subprocess.DEVNULL)
@@ -164,7 +163,3 @@ def have(jars: JarSet) -> bool:
     """Whether ``jars`` is in the cache already (no network needed)."""
     return _recorded(jars) is not None
 
-
-def names(entries: Sequence[str]) -> set[str]:
-    """File names of class path entries."""
-    return {Path(e).name for e in entries}

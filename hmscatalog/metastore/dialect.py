@@ -52,9 +52,6 @@ class Dialect:
     def label(self) -> str:
         return f"Hive {self.version}" if self.major >= 4 else f"Hive {self.major}.x"
 
-    def answers(self, method: str) -> bool:
-        return method not in LACKS[min(self.major, 4)]
-
 
 def _major(version: str) -> int | None:
     head = version.strip().split(".", 1)[0]

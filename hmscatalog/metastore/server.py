@@ -44,7 +44,6 @@ __all__ = ["POSTGRES_JDBC_JARS", "ServerInfo", "backing_db", "free_port", "start
 DEFAULT_PORT = 9083
 DEFAULT_HOST = "127.0.0.1"
 START_TIMEOUT_S = 180.0
-MAIN_CLASS = SERVER_MAIN
 _LOG_TAIL_LINES = 25
 
 
@@ -119,7 +118,7 @@ def _pid_alive(pid: int) -> bool:
         except OSError:
             return False
         return True
-    return MAIN_CLASS.encode() in cmdline
+    return SERVER_MAIN.encode() in cmdline
 
 
 def _port_free(host: str, port: int) -> bool:
@@ -261,7 +260,7 @@ def start(
         java, f"-Xmx{heap}", "-Xss16m", "-XX:+UseSerialGC", "-Dderby.system.durability=test",
         f"-Dlog4j2.configurationFile={conf / 'log4j2.properties'}",
         f"-Dderby.stream.error.file={data_dir / 'derby.log'}",
-        "-cp", classpath, MAIN_CLASS, "-p", str(port),
+        "-cp", classpath, SERVER_MAIN, "-p", str(port),
     ]
     with open(log_path, "ab") as log:
         log.write(f"--- starting {hive.label} on port {port} at {time.ctime()}\n".encode())

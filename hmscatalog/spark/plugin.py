@@ -25,6 +25,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from hmscatalog import jars as jar_cache
 from hmscatalog.errors import HmsCatalogError
 from hmscatalog.metastore.server import find_spark_jars
 
@@ -43,8 +44,6 @@ class PluginBuildError(HmsCatalogError):
     """The Java side of the catalog could not be built or loaded."""
 
 
-def jar_cache() -> Path:
-    return Path(os.environ.get("HMSCATALOG_HOME", Path.home() / ".hmscatalog")) / "jars"
 
 
 def _sources() -> dict[str, str]:
@@ -162,7 +161,7 @@ def plugin_jar() -> Path:
     sources = _sources()
     names = sorted(_forwarded_names())
     digest = hashlib.sha256(repr((version, sorted(sources.items()), names)).encode())
-    target = jar_cache() / f"hmscatalog-spark-{version}-{digest.hexdigest()[:12]}.jar"
+    target = jar_cache.cache() / f"hmscatalog-spark-{version}-{digest.hexdigest()[:12]}.jar"
     if not target.exists():
         _build(jars, sources, set(names), target)
     return target
