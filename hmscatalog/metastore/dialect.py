@@ -40,13 +40,18 @@ class Dialect:
     @property
     def catalogs(self) -> bool:
         """Whether the server has catalogs (``@catalog#database`` names, ``catName`` fields)."""
-        return self.major >= 3
+        return self.answers("get_catalogs")
 
     @property
     def requests(self) -> bool:
         """Whether partitions are read through request objects
         (``get_partitions_by_filter_req``, ``get_partitions_by_names_req``)."""
-        return self.major >= 4
+        return self.answers("get_partitions_by_filter_req")
+
+    def answers(self, method: str) -> bool:
+        """Whether the server has ``method`` (by :data:`LACKS`, which tests check against every
+        release's own classes)."""
+        return method not in LACKS[min(self.major, max(LACKS))]
 
     @property
     def label(self) -> str:
