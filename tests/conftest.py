@@ -4,18 +4,24 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from hmscatalog import jars as jar_cache
+from hmscatalog.errors import JarsUnavailable
 from hmscatalog.metastore import server
 from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.releases import release
+from hmscatalog.storage import hadoop_jars, minihdfs
 
 if TYPE_CHECKING:
+    from remote import Remote
     from s3 import MotoServer
+else:
+    MotoServer = Any
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -43,11 +49,45 @@ def pytest_report_header() -> str:
     return f"metastore: Hive {release(HIVE_VERSION).version} (HMSCATALOG_TEST_HIVE_VERSION)"
 
 
+def _fetch_or_skip(what: str, fetch: Callable[[], list[str]]) -> list[str] | str:
+    """The jars ``fetch`` gives, or, when Maven Central cannot be reached and this is not CI,
+    the one-line reason the tests that need them skip with. CI fails instead: it must run
+    them."""
+    try:
+        return fetch()
+    except JarsUnavailable as exc:
+        if os.environ.get("CI"):
+            raise
+        return f"{what} unavailable: {exc}"
+
+
 @pytest.fixture(scope="session")
-def metastore(tmp_path_factory: pytest.TempPathFactory) -> Iterator[server.ServerInfo]:
-    """A real Hive Metastore (Derby) on a free port, for the whole test session."""
+def s3a_fetched() -> list[str] | str:
+    """pyspark's S3A jars and the metastore release's, fetched once: the former for
+    ``spark.jars``; or why they cannot be had (see :func:`_fetch_or_skip`)."""
+    hive = release(HIVE_VERSION)
+    return _fetch_or_skip("S3A jars", lambda: (
+        jar_cache.classpath(hadoop_jars.s3a(hive.hadoop)) and hadoop_jars.spark_jars("s3")))
+
+
+@pytest.fixture(scope="session")
+def s3a_jars(s3a_fetched: list[str] | str, spark: Any) -> list[str]:
+    """The session's S3A jars; the tests that use S3A through Spark or the metastore skip
+    (outside CI) when they cannot be fetched."""
+    if isinstance(s3a_fetched, str):
+        pytest.skip(s3a_fetched)
+    return s3a_fetched
+
+
+@pytest.fixture(scope="session")
+def metastore(tmp_path_factory: pytest.TempPathFactory, moto_s3: MotoServer,
+              s3a_fetched: list[str] | str) -> Iterator[server.ServerInfo]:
+    """A real Hive Metastore (Derby) on a free port, for the whole test session, with S3A on
+    its class path and moto's server as its S3 endpoint."""
     data_dir = tmp_path_factory.mktemp("metastore")
-    info = server.start(port=server.free_port(), data_dir=data_dir, hive_version=HIVE_VERSION)
+    info = server.start(port=server.free_port(), data_dir=data_dir, hive_version=HIVE_VERSION,
+                        with_s3=not isinstance(s3a_fetched, str),
+                        hadoop_conf=moto_s3.hadoop_settings)
     try:
         yield info
     finally:
@@ -84,8 +124,44 @@ def client(metastore_uri: str) -> Iterator[MetastoreClient]:
 
 
 @pytest.fixture(scope="session")
-def spark(metastore_uri: str, tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
-    """A local SparkSession whose built-in Hive catalog uses the test metastore."""
+def hdfs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[minihdfs.MiniHdfs]:
+    """A real HDFS (Hadoop's mini cluster in its own JVM) on loopback, for the session."""
+    found = _fetch_or_skip("HDFS mini cluster jars", lambda: hadoop_jars.spark_jars("hdfs"))
+    if isinstance(found, str):
+        pytest.skip(found)
+    cluster = minihdfs.start(tmp_path_factory.mktemp("hdfs"))
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture(scope="session")
+def s3a_bucket(moto_s3: MotoServer) -> str:
+    """The bucket S3A tests put their tables in."""
+    moto_s3.create_bucket("hms-remote")
+    return "hms-remote"
+
+
+@pytest.fixture(params=["s3a", "hdfs"])
+def remote(request: pytest.FixtureRequest, spark: Any) -> Remote:
+    """A directory of the test's own on S3 (moto, through S3A) or on HDFS (a mini cluster)."""
+    from remote import Remote, unique_root
+
+    if request.param == "s3a":
+        request.getfixturevalue("s3a_jars")
+        moto = request.getfixturevalue("moto_s3")
+        bucket = request.getfixturevalue("s3a_bucket")
+        return Remote("s3a", unique_root("t", f"s3a://{bucket}"), spark, moto)
+    cluster = request.getfixturevalue("hdfs")
+    return Remote("hdfs", unique_root("t", f"{cluster.uri}/warehouse"), spark)
+
+
+@pytest.fixture(scope="session")
+def spark(metastore: server.ServerInfo, moto_s3: MotoServer,  # type: ignore[no-untyped-def]
+          s3a_fetched: list[str] | str, tmp_path_factory: pytest.TempPathFactory):
+    """A local SparkSession whose built-in Hive catalog uses the test metastore; S3A on its
+    class path, pointed at moto's server."""
     pyspark_sql = pytest.importorskip("pyspark.sql")
     warehouse = tmp_path_factory.mktemp("spark-warehouse")
     os.environ.setdefault("PYSPARK_PYTHON", str(Path(os.sys.executable)))
@@ -93,12 +169,14 @@ def spark(metastore_uri: str, tmp_path_factory: pytest.TempPathFactory):  # type
 
     session = (
         pyspark_sql.SparkSession.builder.master("local[2]")
-        .config(map=session_conf())  # hms's plugin from the start, as the README shows
+        # hms's plugin from the start, as the README shows (with S3A unless it cannot be had)
+        .config(map=session_conf(s3=not isinstance(s3a_fetched, str)))
         .appName("hmscatalog-tests")
         .config("spark.ui.enabled", "false")
         .config("spark.sql.shuffle.partitions", "2")
         .config("spark.sql.catalogImplementation", "hive")
-        .config("spark.hadoop.hive.metastore.uris", metastore_uri)
+        .config("spark.hadoop.hive.metastore.uris", metastore.uri)
+        .config(map={f"spark.hadoop.{k}": v for k, v in moto_s3.hadoop_settings.items()})
         .config("spark.sql.warehouse.dir", str(warehouse))
         .config("spark.driver.extraJavaOptions", "-Dderby.system.home=" + str(warehouse))
         .getOrCreate()

@@ -124,6 +124,13 @@ class MotoServer:
         return {"s3.endpoint": self.endpoint, "s3.region": REGION,
                 "s3.access-key-id": ACCESS_KEY, "s3.secret-access-key": SECRET_KEY}
 
+    @property
+    def hadoop_settings(self) -> dict[str, str]:
+        """Hadoop's S3A settings for this server (for Spark, ``spark.hadoop.`` before each)."""
+        return {"fs.s3a.endpoint": self.endpoint, "fs.s3a.endpoint.region": REGION,
+                "fs.s3a.path.style.access": "true", "fs.s3a.connection.ssl.enabled": "false",
+                "fs.s3a.access.key": ACCESS_KEY, "fs.s3a.secret.key": SECRET_KEY}
+
     def create_bucket(self, name: str) -> None:
         self.client.create_bucket(Bucket=name)
 

@@ -12,6 +12,7 @@ from hmscatalog.cli import recover, repair, serve
 from hmscatalog.errors import HmsCatalogError
 from hmscatalog.metastore import server
 from hmscatalog.metastore.releases import DEFAULT_LINE, RELEASES, release
+from hmscatalog.storage import hadoop_jars
 
 
 def _metastore_start(args: argparse.Namespace) -> int:
@@ -24,13 +25,36 @@ def _metastore_start(args: argparse.Namespace) -> int:
     if hive.jars is not None and not jars.have(hive.jars):
         print(f"fetching {hive.label} from Maven Central into {jars.cache()} (first use only)...",
               file=sys.stderr)
+    if args.with_s3 and not jars.have(hadoop_jars.s3a(hive.hadoop)):
+        print(f"fetching S3A for {hive.label} from Maven Central into {jars.cache()} "
+              "(first use only)...", file=sys.stderr)
     info = server.start(port=args.port, data_dir=args.data_dir, db=args.db, on_wait=waiting,
-                        hive_version=args.hive_version)
+                        hive_version=args.hive_version, with_s3=args.with_s3,
+                        hadoop_conf=_settings(args.conf))
     word = "already running" if already is not None else "started"
     print(f"Hive Metastore {info.hive_version} {word}: pid {info.pid}, db {info.db}, "
           f"data dir {info.data_dir}",
           file=sys.stderr)
     print(info.uri)
+    return 0
+
+
+def _settings(pairs: Sequence[str]) -> dict[str, str]:
+    settings = {}
+    for pair in pairs:
+        key, equals, value = pair.partition("=")
+        if not equals or not key.strip():
+            raise HmsCatalogError(f"--conf {pair!r} is not KEY=VALUE")
+        settings[key.strip()] = value
+    return settings
+
+
+def _jars(args: argparse.Namespace) -> int:
+    kind = hadoop_jars.KINDS[args.kind]
+    if not jars.have(kind()):
+        print(f"fetching {kind().what} from Maven Central into {jars.cache()} "
+              "(first use only)...", file=sys.stderr)
+    print(",".join(hadoop_jars.spark_jars(args.kind)))
     return 0
 
 
@@ -79,6 +103,12 @@ def build_parser() -> argparse.ArgumentParser:
                        + ", ".join(f"{r.line} ({r.version})" for r in RELEASES.values())
                        + f"; default {DEFAULT_LINE}. Releases other than 2.3 are fetched from "
                        "Maven Central on first use")
+    start.add_argument("--with-s3", action="store_true",
+                       help="put S3A (hadoop-aws and the AWS SDK of the release's Hadoop) on "
+                       "the server's class path, so that it accepts s3a:// locations")
+    start.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
+                       help="a Hadoop setting for the server's file systems, e.g. "
+                       "fs.s3a.endpoint=http://127.0.0.1:9000 (repeatable)")
     start.set_defaults(func=_metastore_start)
     status = actions.add_parser("status", help="say whether it runs, and where")
     data_dir_arg(status)
@@ -93,6 +123,13 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--port", type=int, default=server.DEFAULT_PORT)
     data_dir_arg(demo)
     demo.set_defaults(func=_demo)
+
+    fetch = commands.add_parser(
+        "jars", help="fetch Hadoop file-system jars once; print them for spark.jars")
+    fetch.add_argument("kind", choices=sorted(hadoop_jars.KINDS),
+                       help="s3: hadoop-aws matching pyspark's Hadoop, with its AWS SDK; "
+                       "hdfs: hadoop-client-minicluster (a real HDFS for tests)")
+    fetch.set_defaults(func=_jars)
 
     repair.add_parser(commands)
     recover.add_parser(commands)

@@ -51,6 +51,7 @@ class HiveRelease:
         schema_tool: main class of its schema tool (``None``: DataNucleus creates the schema).
         schema_version: the schema the tool creates (``None``: the release's own).
         schema_scripts: folder of the schema scripts inside the unpacked archive.
+        hadoop: the Hadoop version of its jars (``None``: the pyspark wheel's).
     """
 
     line: str
@@ -59,6 +60,7 @@ class HiveRelease:
     schema_tool: str | None = None
     schema_version: str | None = None
     schema_scripts: str = ""
+    hadoop: str | None = None
 
     @property
     def from_wheel(self) -> bool:
@@ -81,14 +83,14 @@ RELEASES: dict[str, HiveRelease] = {
                ("org.apache.hive:hive-standalone-metastore:3.1.3", *_hadoop("3.1.0")),
                _EXCLUDED, ("org.apache.hive:hive-standalone-metastore:3.1.3:tar.gz:bin",),
                _SCRIPTS),
-        schema_tool=_TOOL_3, schema_scripts="apache-hive-metastore-3.1.3-bin",
+        schema_tool=_TOOL_3, schema_scripts="apache-hive-metastore-3.1.3-bin", hadoop="3.1.0",
     ),
     "4.0": HiveRelease(
         "4.0", "4.0.1",
         JarSet("hive-metastore-4.0.1", "Hive Metastore 4.0.1",
                ("org.apache.hive:hive-standalone-metastore-server:4.0.1", *_hadoop("3.3.6")),
                _EXCLUDED, (_TARBALL_401,), _SCRIPTS),
-        schema_tool=_TOOL_4, schema_scripts="apache-hive-metastore-4.0.1-bin",
+        schema_tool=_TOOL_4, schema_scripts="apache-hive-metastore-4.0.1-bin", hadoop="3.3.6",
     ),
     "4.x": HiveRelease(
         "4.x", "4.1.0",
@@ -107,7 +109,7 @@ RELEASES: dict[str, HiveRelease] = {
                # hive-exec's jline 3.9 bundle would shadow the jline 3.12 modules sqlline needs.
                (*_EXCLUDED, "org.jline:jline"), (_TARBALL_401,), _SCRIPTS),
         schema_tool=_TOOL_4, schema_version="4.0.0",
-        schema_scripts="apache-hive-metastore-4.0.1-bin",
+        schema_scripts="apache-hive-metastore-4.0.1-bin", hadoop="3.4.1",
     ),
 }
 DEFAULT_LINE = "2.3"

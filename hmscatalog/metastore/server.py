@@ -28,7 +28,7 @@ import signal
 import socket
 import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -63,6 +63,7 @@ class ServerInfo:
     db: str
     log: str
     hive_version: str = "2.3.10"
+    s3: bool = False  # S3A on its class path
 
     @property
     def uri(self) -> str:
@@ -202,6 +203,8 @@ def start(
     heap: str = "768m",
     on_wait: Callable[[float], None] | None = None,
     hive_version: str | None = None,
+    with_s3: bool = False,
+    hadoop_conf: Mapping[str, str] | None = None,
 ) -> ServerInfo:
     """Start a metastore server in the background, or return the one already on ``data_dir``.
 
@@ -214,6 +217,10 @@ def start(
         heap: the JVM's maximum heap.
         on_wait: called with the seconds waited so far while the server starts.
         hive_version: the release line (``2.3``, ``3.1``, ``4.0``, ``4.x``; default 2.3).
+        with_s3: put S3A (``hadoop-aws`` of the release's Hadoop and its AWS SDK, fetched
+            once) on the server's class path, so that it accepts ``s3a://`` locations.
+        hadoop_conf: settings for the file systems the server opens (``fs.s3a.endpoint``,
+            ``fs.s3a.path.style.access``, credentials...), written to its site file.
 
     Raises:
         ServerError: no Java, no pyspark, an unknown release, port taken, data dir in use or
@@ -226,11 +233,12 @@ def start(
     running = status(data_dir)
     if running is not None:
         if (running.port == port and running.db == backing_db(db, data_dir).label
-                and running.hive_version == hive.version):
+                and running.hive_version == hive.version and running.s3 == with_s3):
             return running
         raise ServerError(
             f"data dir {data_dir} is in use by the metastore (pid {running.pid}, Hive "
-            f"{running.hive_version}) at {running.uri} with db {running.db}; stop it first: "
+            f"{running.hive_version}{', with S3' if running.s3 else ''}) at {running.uri} with "
+            f"db {running.db}; stop it first: "
             f"hmscatalog metastore stop --data-dir {data_dir}"
         )
     java = find_java()
@@ -250,8 +258,8 @@ def start(
             f"{data_dir / 'metastore_db'} open"
         )
     data_dir.mkdir(parents=True, exist_ok=True)
-    conf = setup.write_conf(hive, data_dir, backing)
-    classpath = setup.class_path(hive, conf, backing, jars)
+    conf = setup.write_conf(hive, data_dir, backing, hadoop_conf)
+    classpath = setup.class_path(hive, conf, backing, jars, with_s3)
     setup.init_schema(hive, data_dir, backing, java, classpath)
     log_path = data_dir / "metastore.log"
     command = [
@@ -270,7 +278,7 @@ def start(
             cwd=data_dir, start_new_session=True,
         )
     info = ServerInfo(proc.pid, port, host, str(data_dir), backing.label, str(log_path),
-                      hive.version)
+                      hive.version, with_s3)
     began = time.monotonic()
     while True:
         waited = time.monotonic() - began

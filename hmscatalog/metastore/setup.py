@@ -22,6 +22,7 @@ from xml.sax.saxutils import escape
 from hmscatalog import jars
 from hmscatalog.errors import InvalidUri, ServerError
 from hmscatalog.metastore.releases import HiveRelease
+from hmscatalog.storage import hadoop_jars
 
 POSTGRES_JDBC_JARS = ("/usr/share/java/postgresql.jar",)
 SCHEMA_TIMEOUT_S = 600.0
@@ -153,13 +154,20 @@ logger.hms.level = info
 """
 
 
-def write_conf(release: HiveRelease, data_dir: Path, db: BackingDb) -> Path:
-    """Write the configuration folder, ``<data dir>/conf``, and return it."""
+def write_conf(release: HiveRelease, data_dir: Path, db: BackingDb,
+               hadoop_conf: Mapping[str, str] | None = None) -> Path:
+    """Write the configuration folder, ``<data dir>/conf``, and return it.
+
+    Args:
+        hadoop_conf: settings added to the server's (``fs.s3a.endpoint``, ...): the file
+            systems the server opens to check and create locations read them there.
+    """
     conf = data_dir / "conf"
     conf.mkdir(parents=True, exist_ok=True)
     (data_dir / "warehouse").mkdir(exist_ok=True)
     site = "hive-site.xml" if release.from_wheel else "metastore-site.xml"
-    (conf / site).write_text(_site_xml(_settings(release, data_dir, db)))
+    (conf / site).write_text(_site_xml({**_settings(release, data_dir, db),
+                                        **(hadoop_conf or {})}))
     (conf / "log4j2.properties").write_text(_LOG4J2)
     # Hive re-initialises logging from the first hive-log4j2.properties on the class path; without
     # this one it would write to a hive.log shared by every metastore under java.io.tmpdir.
@@ -168,13 +176,17 @@ def write_conf(release: HiveRelease, data_dir: Path, db: BackingDb) -> Path:
     return conf
 
 
-def class_path(release: HiveRelease, conf: Path, db: BackingDb, wheel_jars: Path) -> str:
-    """The server's class path: configuration first, then the release's jars.
+def class_path(release: HiveRelease, conf: Path, db: BackingDb, wheel_jars: Path,
+               with_s3: bool = False) -> str:
+    """The server's class path: configuration first, then the release's jars, and with
+    ``with_s3`` S3A (``hadoop-aws`` of the release's Hadoop and its AWS SDK).
 
     Raises:
         JarsUnavailable: when the release's jars are not cached and cannot be fetched.
     """
     entries = [str(wheel_jars / "*")] if release.jars is None else jars.classpath(release.jars)
+    if with_s3:
+        entries += jars.classpath(hadoop_jars.s3a(release.hadoop))
     return os.pathsep.join([str(conf), *entries, *db.extra_jars])
 
 

@@ -24,9 +24,12 @@ from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.spark import plugin
 from hmscatalog.spark.catalog import HmsCatalog
 from hmscatalog.spark.hooks import SessionHooks
+from hmscatalog.spark.internals import session
 from hmscatalog.spark.internals.session import add_analyzer_rule, set_for_new_sessions
 from hmscatalog.spark.internals.versions import check_spark_version
 from hmscatalog.spark.jvm import JavaProxy, Jvm
+from hmscatalog.storage.filesystems import s3a_storage_options, use_hadoop
+from hmscatalog.storage.hadoop import HadoopStorage
 
 
 def _conf(spark: Any) -> config.Getter:
@@ -50,13 +53,25 @@ def proxy_jvm(spark: Any) -> Jvm:
         # Py4JException: that is how hms's errors keep their first line.
         jvm.gateway.python_parameters.propagate_java_exceptions = True
         _JVMS[spark] = jvm
+        _list_hadoop_file_systems(jvm)
     return jvm
 
 
+def _list_hadoop_file_systems(jvm: Jvm) -> None:
+    """List and change files on the file systems pyarrow cannot open (``hdfs://``...) with
+    Hadoop's, in this driver's JVM, configured as the session's Hadoop configuration."""
+    plugin.load(jvm.gateway.jvm)  # its FileSystems class makes a listing one call
+    conf = session.hadoop_conf(jvm)
+    use_hadoop(lambda location: HadoopStorage(jvm.cls, conf, location))
+
+
 def storage_options(spark: Any, name: str | None = None) -> dict[str, str]:
-    """S3 settings from the Spark conf: ``spark.hmscatalog[.<name>].s3.endpoint``, ``.region``,
-    ``.access-key-id``, ``.secret-access-key``, ``.session-token``."""
-    return config.catalog_storage_options(_conf(spark), name or "")
+    """S3 settings for listing S3 with pyarrow: ``spark.hmscatalog[.<name>].s3.endpoint``,
+    ``.region``, ``.access-key-id``, ``.secret-access-key``, ``.session-token``; each unset one
+    is taken from the session's Hadoop S3A settings (``spark.hadoop.fs.s3a.endpoint``...)."""
+    hadoop = session.hadoop_conf(proxy_jvm(spark))
+    return {**s3a_storage_options(hadoop.get),
+            **config.catalog_storage_options(_conf(spark), name or "")}
 
 
 @dataclass

@@ -28,6 +28,7 @@ from typing import Any
 from hmscatalog import jars as jar_cache
 from hmscatalog.errors import HmsCatalogError
 from hmscatalog.metastore.server import find_spark_jars
+from hmscatalog.storage import hadoop_jars
 
 PACKAGE = "io.hmscatalog.spark"
 PLUGIN_CLASS = f"{PACKAGE}.HmsCatalogPlugin"
@@ -216,9 +217,16 @@ def load(jvm_view: Any) -> None:
     loader.addURL(jvm_view.java.io.File(str(jar)).toURI().toURL())
 
 
-def session_conf(names: Sequence[str] = ("hms",)) -> dict[str, str]:
+def session_conf(names: Sequence[str] = ("hms",), s3: bool = False) -> dict[str, str]:
     """Settings that give a SparkSession the plugin from its start: its jar, the extension, and
-    the catalog class for each name (``attach`` still registers the Python side)."""
-    conf = {"spark.jars": str(plugin_jar()), "spark.sql.extensions": EXTENSIONS_CLASS}
+    the catalog class for each name (``attach`` still registers the Python side).
+
+    Args:
+        s3: add S3A to ``spark.jars`` (``hmscatalog jars s3``: ``hadoop-aws`` matching
+            pyspark's Hadoop, and its AWS SDK; fetched from Maven Central on first use), so
+            that Spark reads and writes ``s3a://``.
+    """
+    jars = [str(plugin_jar()), *(hadoop_jars.spark_jars("s3") if s3 else ())]
+    conf = {"spark.jars": ",".join(jars), "spark.sql.extensions": EXTENSIONS_CLASS}
     conf.update({f"spark.sql.catalog.{name}": PLUGIN_CLASS for name in names})
     return conf

@@ -17,7 +17,7 @@ import contextlib
 import errno
 import os
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -238,6 +238,31 @@ def s3_options(options: Mapping[str, str]) -> dict[str, Any]:
     return args
 
 
+# Hadoop's S3A settings that say what a storage option says, most specific first: a session
+# configured for Spark's s3a:// reads lists S3 with the same endpoint and credentials.
+_S3A_KEYS = {"s3.endpoint": ("fs.s3a.endpoint",),
+             "s3.region": ("fs.s3a.endpoint.region", "fs.s3a.region"),
+             "s3.access-key-id": ("fs.s3a.access.key",),
+             "s3.secret-access-key": ("fs.s3a.secret.key",),
+             "s3.session-token": ("fs.s3a.session.token",)}
+
+
+def s3a_storage_options(get: Callable[[str], str | None]) -> dict[str, str]:
+    """Storage options from Hadoop's S3A settings (``get`` reads a Hadoop configuration): an
+    endpoint without a scheme takes ``http`` when ``fs.s3a.connection.ssl.enabled`` is
+    false, as S3A does."""
+    found = {}
+    for option, keys in _S3A_KEYS.items():
+        value = next((v for v in map(get, keys) if v), None)
+        if value:
+            found[option] = value
+    endpoint = found.get("s3.endpoint")
+    if endpoint and "://" not in endpoint:
+        secure = (get("fs.s3a.connection.ssl.enabled") or "true").strip().lower() != "false"
+        found["s3.endpoint"] = f"{'https' if secure else 'http'}://{endpoint}"
+    return found
+
+
 S3_SCHEMES = frozenset({"s3", "s3a", "s3n"})
 
 
@@ -257,14 +282,30 @@ def _split(uri: str) -> tuple[str, str]:
         if not parsed.netloc:
             raise StorageError(f"no bucket in {uri!r}")
         return parsed.scheme, f"{parsed.netloc}{parsed.path}".rstrip("/")
+    if parsed.scheme and _hadoop_opener is not None:
+        return parsed.scheme, parsed.path.rstrip("/") or "/"
     raise StorageError(f"unsupported storage scheme {parsed.scheme!r} in {uri!r}; "
-                       "hmscatalog lists local paths, file: and s3:// locations")
+                       "hmscatalog lists local paths, file: and s3:// locations, and those of "
+                       "every other Hadoop file system (hdfs://...) in a Spark driver")
+
+
+# Opens locations pyarrow cannot (hdfs://, abfs://...) through Hadoop's FileSystem in the
+# Spark driver's JVM; hmscatalog.spark installs it (use_hadoop) when it first meets a session.
+_hadoop_opener: Callable[[str], Storage] | None = None
+
+
+def use_hadoop(opener: Callable[[str], Storage] | None) -> None:
+    """Open every scheme other than ``file`` and S3's with ``opener`` from now on."""
+    global _hadoop_opener
+    _hadoop_opener = opener
 
 
 def open_storage(uri: str, options: Mapping[str, str] | None = None) -> tuple[Storage, str]:
     """The storage holding ``uri`` and the path of ``uri`` inside it.
 
-    Accepts local paths, ``file:`` locations, and ``s3://``/``s3a://``/``s3n://`` URIs.
+    Accepts local paths, ``file:`` locations, and ``s3://``/``s3a://``/``s3n://`` URIs
+    (listed with pyarrow), and in a Spark driver any other Hadoop file system's
+    (:mod:`hmscatalog.storage.hadoop`).
     """
     import pyarrow.fs as pafs
 
@@ -273,6 +314,8 @@ def open_storage(uri: str, options: Mapping[str, str] | None = None) -> tuple[St
         from hmscatalog.storage.local import LocalStorage  # it extends Storage
 
         return LocalStorage(), path
+    if scheme not in S3_SCHEMES and _hadoop_opener is not None:
+        return _hadoop_opener(uri), path
     try:
         filesystem = pafs.S3FileSystem(**s3_options(options or {}))
     except (OSError, ValueError, TypeError) as exc:

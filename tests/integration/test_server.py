@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -176,6 +177,42 @@ def test_cli_starts_another_release(tmp_path: Path) -> None:
     assert other.stderr.strip() == (
         f"hmscatalog: error: data dir {data_dir} holds a Hive Metastore 3.1.3 database, not "
         "2.3.10: use another --data-dir for --hive-version 2.3")
+
+
+def test_cli_with_s3_passes_its_settings_and_accepts_s3a_locations(
+        tmp_path: Path, moto_s3: Any, s3a_fetched: Any) -> None:
+    """``--with-s3`` puts S3A on the server's class path and ``--conf`` its settings in the
+    server's configuration: the server itself makes the directory of an s3a:// database."""
+    if isinstance(s3a_fetched, str):
+        pytest.skip(s3a_fetched)
+    moto_s3.create_bucket("cli-with-s3")
+    data_dir, port = tmp_path / "hms", server.free_port()
+    settings = [f"--conf={key}={value}" for key, value in moto_s3.hadoop_settings.items()]
+    started = _cli("metastore", "start", "--with-s3", *settings, "--port", str(port),
+                   "--data-dir", str(data_dir))
+    assert started.returncode == 0, started.stderr
+    try:
+        with MetastoreClient(started.stdout.strip()) as c:
+            c.create_database("on_s3", location="s3a://cli-with-s3/warehouse/on_s3.db")
+            assert c.get_database("on_s3").location == "s3a://cli-with-s3/warehouse/on_s3.db"
+        keys = [o["Key"] for o in moto_s3.client.list_objects_v2(
+            Bucket="cli-with-s3").get("Contents", [])]
+        assert keys == ["warehouse/on_s3.db/"]
+        bad = _cli("metastore", "start", "--conf", "fs.s3a.endpoint", "--data-dir",
+                   str(tmp_path / "other"))
+        assert bad.stderr.strip() == "hmscatalog: error: --conf 'fs.s3a.endpoint' is not KEY=VALUE"
+    finally:
+        server.stop(data_dir)
+
+
+def test_cli_prints_the_s3_jars_for_spark(s3a_fetched: Any) -> None:
+    if isinstance(s3a_fetched, str):
+        pytest.skip(s3a_fetched)
+    printed = _cli("jars", "s3")
+    assert printed.returncode == 0, printed.stderr
+    jars = printed.stdout.strip().split(",")
+    assert jars == s3a_fetched and all(Path(j).is_file() for j in jars)
+    assert any(Path(j).name.startswith("hadoop-aws-") for j in jars)
 
 
 def test_unknown_release_is_a_clear_error(tmp_path: Path) -> None:

@@ -22,3 +22,17 @@ from hmscatalog.storage.locations import local_path
 ])
 def test_local_path(location: str | None, expected: Path | None) -> None:
     assert local_path(location) == expected
+
+
+def test_s3a_settings_give_the_storage_options_that_pyarrow_lists_with() -> None:
+    from hmscatalog.storage.filesystems import s3a_storage_options
+
+    hadoop = {"fs.s3a.endpoint": "127.0.0.1:9000", "fs.s3a.connection.ssl.enabled": "false",
+              "fs.s3a.region": "eu-west-1", "fs.s3a.endpoint.region": "us-east-2",
+              "fs.s3a.access.key": "AK", "fs.s3a.secret.key": "SK"}
+    assert s3a_storage_options(hadoop.get) == {
+        "s3.endpoint": "http://127.0.0.1:9000", "s3.region": "us-east-2",
+        "s3.access-key-id": "AK", "s3.secret-access-key": "SK"}
+    assert s3a_storage_options({"fs.s3a.endpoint": "s3.eu-west-1.amazonaws.com"}.get) == {
+        "s3.endpoint": "https://s3.eu-west-1.amazonaws.com"}
+    assert s3a_storage_options({}.get) == {}

@@ -1,0 +1,64 @@
+package io.hmscatalog.spark;
+
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FileContext;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Options;
+import org.apache.hadoop.fs.Path;
+
+/**
+ * Calls on Hadoop file systems that would take many round trips from Python: a directory
+ * listing comes back as one string, one line per entry ({@code d|f <tab> size <tab> name}).
+ */
+public final class FileSystems {
+  private FileSystems() {}
+
+  /** The entries of directory {@code path}, or null when there is no directory there. */
+  public static String list(FileSystem fs, String path) throws IOException {
+    Path dir = new Path(path);
+    FileStatus[] statuses;
+    try {
+      statuses = fs.listStatus(dir);
+    } catch (FileNotFoundException e) {
+      return null;
+    }
+    if (statuses.length == 1 && !statuses[0].isDirectory()
+        && statuses[0].getPath().toUri().getPath().equals(dir.toUri().getPath())) {
+      return null; // a file, not a directory
+    }
+    StringBuilder out = new StringBuilder();
+    for (FileStatus status : statuses) {
+      out.append(status.isDirectory() ? 'd' : 'f').append('\t').append(status.getLen())
+          .append('\t').append(status.getPath().getName()).append('\n');
+    }
+    return out.toString();
+  }
+
+  /** The UTF-8 text of a (small) file. */
+  public static String readText(FileSystem fs, String path) throws IOException {
+    try (FSDataInputStream in = fs.open(new Path(path))) {
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+  }
+
+  /** Write {@code text} to a new file at {@code path}; fails if one is there. */
+  public static void create(FileSystem fs, String path, String text) throws IOException {
+    try (OutputStream out = fs.create(new Path(path), false)) {
+      out.write(text.getBytes(StandardCharsets.UTF_8));
+    }
+  }
+
+  /** Replace {@code target} by {@code source} in one rename (atomic on HDFS). */
+  public static void replace(FileSystem fs, Configuration conf, String source, String target)
+      throws IOException {
+    FileContext.getFileContext(fs.getUri(), conf)
+        .rename(new Path(source), new Path(target), Options.Rename.OVERWRITE);
+  }
+}
