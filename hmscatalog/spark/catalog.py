@@ -22,8 +22,6 @@ from hmscatalog.spark.jvm import CATALOG_PKG, JavaProxy, Jvm, quoted
 from hmscatalog.spark.scan import CatalogContext
 from hmscatalog.spark.table import HmsTable
 from hmscatalog.spark.table_definition import TableDefinitions
-from hmscatalog.storage.filesystems import open_storage
-from hmscatalog.storage.locations import local_path
 from hmscatalog.write import recovery
 from hmscatalog.write.journal import table_home
 
@@ -326,12 +324,12 @@ class HmsCatalog(JavaProxy):
         except (NoSuchTable, NoSuchNamespace):
             return False
         home = table_home(table.location)
-        if not table.is_external and home is not None and \
-                home != local_path((table.location or "").rstrip("/")):
-            # The metastore deleted the version directory an overwrite moved the table's files
-            # to; the table's own directory above it goes too.
-            storage, path = open_storage(str(home))
-            storage.delete(path)
+        if not table.is_external and home is not None:
+            storage, root = home
+            if str(root) != storage.path_of((table.location or "").rstrip("/")):
+                # The metastore deleted the version directory an overwrite moved the table's
+                # files to; the table's own directory above it goes too.
+                storage.delete(str(root))
         return True
 
     def purgeTable(self, ident: Any) -> bool:

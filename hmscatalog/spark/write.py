@@ -196,7 +196,7 @@ class HmsBatchWrite(JavaProxy):
                             f"Table {table.qualified_name}"):
             data_columns += partition_columns
         return prepare_file_write(
-            jvm, self._write_id, f"file:{self._commit.staging}", table.format, info.options(),
+            jvm, self._write_id, self._commit.staging_uri, table.format, info.options(),
             list(attributes.values()), data_columns, partition_columns,
             partition_guard(jvm, table, partition_columns))
 

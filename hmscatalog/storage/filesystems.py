@@ -46,12 +46,15 @@ class Storage:
     Attributes:
         scheme: ``file`` or ``s3``.
         parallel: whether listing many directories at once pays off (object stores).
+        renames: whether :meth:`rename` is one atomic step that never replaces a file (local
+            disk, HDFS): the commit moves files into place only on such storage.
     """
 
     def __init__(self, filesystem: Any, scheme: str) -> None:
         self.filesystem = filesystem
         self.scheme = scheme
         self.parallel = scheme != "file"
+        self.renames = scheme == "file"
         self._lock = threading.Lock()
         self.list_calls = 0
 
@@ -196,6 +199,11 @@ class Storage:
         self.make_dirs(path.rpartition("/")[0])
         with self.filesystem.open_output_stream(path) as out:
             out.write(text.encode("utf-8"))
+
+    def create(self, path: str, text: str) -> None:
+        """Write a new file at ``path`` in one step that fails, with :class:`FileExistsError`,
+        when a file is there (file systems with an exclusive create: HDFS)."""
+        raise StorageError(f"cannot create {self.uri(path)} exclusively on {self.scheme}")
 
     def touch(self, path: str) -> None:
         """Set the modification time of the file at ``path`` to now (local disk only: an

@@ -22,6 +22,7 @@ from hmscatalog.errors import StorageError
 from hmscatalog.storage.filesystems import Entry, Storage
 
 _HELPER = "io.hmscatalog.spark.FileSystems"
+_RENAMING = frozenset({"hdfs", "viewfs", "webhdfs", "swebhdfs"})
 
 
 class HadoopStorage(Storage):
@@ -45,6 +46,9 @@ class HadoopStorage(Storage):
         except Exception as exc:
             raise StorageError(f"cannot open {location}: {_reason(exc)}") from exc
         self.parallel = True
+        # HDFS renames a file in one step, and never over another; object stores behind
+        # Hadoop (s3a, gs, abfs without hierarchical namespace) copy.
+        self.renames = self.scheme in _RENAMING
 
     def _path(self, path: str) -> Any:
         return self._new_path(self.uri(path))

@@ -37,8 +37,7 @@ from hmscatalog.errors import HmsCatalogError, WriteFailed
 from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.model import Partition, Table
 from hmscatalog.partitions.codec import make_part_name
-from hmscatalog.storage.filesystems import Storage, open_storage
-from hmscatalog.storage.locations import local_path
+from hmscatalog.storage.filesystems import Storage
 from hmscatalog.write import faults, recovery, steps
 from hmscatalog.write.journal import (
     VERSION_PREFIX,
@@ -70,12 +69,18 @@ class CommitResult:
     files: int
 
 
-def writable(location: str | None) -> Path:
-    """The local directory of a location hms writes to."""
-    path = local_path((location or "").rstrip("/"))
-    if path is None:
-        raise HmsCatalogError(f"hms writes only to local file: locations, not {location!r}")
-    return path
+def _home(table: Table) -> tuple[Storage, Path]:
+    """Where a table's writes keep their records and staging (see :func:`table_home`).
+
+    Raises:
+        HmsCatalogError: the table is on storage hms does not commit to, naming it.
+    """
+    home = table_home(table.location)
+    if home is None:
+        raise HmsCatalogError(
+            f"hms cannot write table {table.qualified_name} at {table.location}: it writes "
+            "to local disk (file:) and HDFS (hdfs://), where a rename is atomic")
+    return home
 
 
 def _target_name(write_id: str, name: str, counter: Iterator[int]) -> str:
@@ -114,12 +119,9 @@ class TableCommit:
     def __init__(self, client: MetastoreClient, table: Table, write_id: str) -> None:
         self._client = client
         self._table = table
-        writable(table.location)
-        home = table_home(table.location)
-        assert home is not None  # writable() refused every other location
-        self._root = home
-        self._storage, _ = open_storage(str(home))
+        self._storage, self._root = _home(table)
         self.staging = self._root / f"{STAGING_PREFIX}{write_id}"
+        self.staging_uri = self._storage.uri(str(self.staging))
         self._journal = Journal(self._storage, self._root)
         self._record = CommitRecord(
             write_id=write_id, table=table.qualified_name, mode="append",
@@ -256,7 +258,7 @@ class TableCommit:
             part = existing.get(name)
             location = part.location if part is not None else \
                 current.location if current is not None else None
-            target = writable(location) if location is not None else self._root / name
+            target = self._writable(location) if location is not None else self._root / name
             old = steps.data_files(self._storage, target) if mode == "overwrite" else []
             if location is not None and old:
                 # Replaced: the new files go to a directory of their own and the partition's
@@ -282,6 +284,15 @@ class TableCommit:
         record.mode = mode
         record.state = "committing"
         return existing
+
+    def _writable(self, location: str) -> Path:
+        """The path of a partition's (or the table's) location in the table's storage."""
+        path = self._storage.path_of(location.rstrip("/"))
+        if path is None:
+            raise HmsCatalogError(
+                f"hms cannot write into {location} of table {self._table.qualified_name}: "
+                f"it is not on the table's storage ({self._storage.uri(str(self._root))})")
+        return Path(path)
 
     def _undo(self, registered: list[str]) -> bool:
         """Put everything back as it was after a raised error; whether that worked. Once the

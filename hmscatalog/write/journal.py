@@ -39,9 +39,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from hmscatalog.errors import HmsCatalogError
-from hmscatalog.storage.filesystems import Storage
-from hmscatalog.storage.locations import local_path
+from hmscatalog.errors import HmsCatalogError, StorageError
+from hmscatalog.storage.filesystems import Storage, open_storage
 
 COMMITS_DIR = ".hms-commits"
 # Replaced files are written to <directory>/hms-v<write id> (see hmscatalog.write.commit).
@@ -130,14 +129,22 @@ class CommitRecord:
                                   "written by this version of hmscatalog") from exc
 
 
-def table_home(location: str | None) -> Path | None:
-    """The local directory that holds a table's commit records, lock and staging: its location,
-    or the directory above when an overwrite has moved an unpartitioned table's files into a
-    version directory of it. ``None`` off the local file system."""
-    path = local_path((location or "").rstrip("/"))
-    if path is not None and path.name.startswith(VERSION_PREFIX):
-        return path.parent
-    return path
+def table_home(location: str | None) -> tuple[Storage, Path] | None:
+    """The storage and directory that hold a table's commit records, lock and staging: its
+    location, or the directory above when an overwrite has moved an unpartitioned table's files
+    into a version directory of it. ``None`` where hmscatalog does not commit by renaming
+    (object stores), or cannot open the storage here (``hdfs://`` outside a Spark driver)."""
+    text = (location or "").rstrip("/")
+    if not text:
+        return None
+    try:
+        storage, path = open_storage(text)
+    except StorageError:
+        return None
+    if not storage.renames:
+        return None
+    root = Path(path)
+    return storage, root.parent if root.name.startswith(VERSION_PREFIX) else root
 
 
 class Journal:

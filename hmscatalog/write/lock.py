@@ -6,23 +6,34 @@ ends, however it ends, so a killed writer never leaves the table locked. Tasks o
 writes still run side by side; only the commits, which take seconds, wait for each other. The
 lock file holds the current holder's write id and process, for the message a waiting writer
 gives up with. It works on every metastore version (it needs none of the metastore's
-transaction tables); the object-store commit will need a lock of its own kind (an exclusive
-create on HDFS, a conditional put on S3) behind the same interface.
+transaction tables).
+
+On HDFS (any storage other than local disk) the lock is the file itself, made by an exclusive
+create: the name node lets one writer create it. Nothing releases it when its process is killed,
+so a waiting writer takes a lock over when its holder is dead: the holder's process is gone (same
+host), or its heartbeat, a touch every ``HEARTBEAT_S`` seconds, stopped (another host, after
+``STALE_AFTER_S``). Taking over is a rename of the stale lock to a name of the taker's, which
+one taker wins; the taker then checks it took the lock it judged stale and gives back one that
+changed meanwhile.
 """
 
 from __future__ import annotations
 
 import fcntl
 import json
+import logging
 import os
 import time
 from dataclasses import asdict
 from pathlib import Path
 from types import TracebackType
+from typing import NoReturn
 
 from hmscatalog.errors import HmsCatalogError
 from hmscatalog.storage.filesystems import Storage
-from hmscatalog.write.journal import COMMITS_DIR, Owner
+from hmscatalog.write.journal import COMMITS_DIR, Heartbeat, Owner
+
+log = logging.getLogger(__name__)
 
 LOCK_TIMEOUT_S = 600.0
 _POLL_S = 0.05
@@ -34,8 +45,8 @@ class CommitLockTimeout(HmsCatalogError):
 
 class TableLock:
     """``with TableLock(storage, root, table, write_id):`` holds the commit lock of the table
-    at ``root``, waiting at most ``timeout_s`` seconds for it. The lock is the kernel's: the
-    table is on local disk."""
+    at ``root``, waiting at most ``timeout_s`` seconds for it: the kernel's on local disk, a
+    file made by an exclusive create elsewhere (see the module's docstring)."""
 
     def __init__(self, storage: Storage, root: Path, table: str, write_id: str,
                  timeout_s: float = LOCK_TIMEOUT_S) -> None:
@@ -45,9 +56,16 @@ class TableLock:
         self._write_id = write_id
         self._timeout_s = timeout_s
         self._fd: int | None = None
+        self._heartbeat: Heartbeat | None = None
+
+    def _text(self) -> str:
+        return json.dumps({"write_id": self._write_id, "owner": asdict(Owner.this_process()),
+                           "since": time.time()})
 
     def __enter__(self) -> TableLock:
         self._storage.make_dirs(str(self._path.parent))
+        if self._storage.scheme != "file":
+            return self._create()
         fd = os.open(self._path, os.O_RDWR | os.O_CREAT, 0o644)
         deadline = time.monotonic() + self._timeout_s
         while True:
@@ -56,20 +74,65 @@ class TableLock:
                 break
             except BlockingIOError:
                 if time.monotonic() >= deadline:
-                    holder = self._holder()
                     os.close(fd)
-                    raise CommitLockTimeout(
-                        f"table {self._table} is being committed by {holder}; gave up waiting "
-                        f"for its commit lock ({self._path}) after {self._timeout_s:g} s"
-                    ) from None
+                    self._give_up()
                 time.sleep(_POLL_S)
         os.ftruncate(fd, 0)
-        os.pwrite(fd, json.dumps({"write_id": self._write_id,
-                                  "owner": asdict(Owner.this_process()),
-                                  "since": time.time()}).encode(), 0)
+        os.pwrite(fd, self._text().encode(), 0)
         self._fd = fd
         return self
 
+    def _give_up(self) -> NoReturn:
+        raise CommitLockTimeout(
+            f"table {self._table} is being committed by {self._holder()}; gave up waiting for "
+            f"its commit lock ({self._storage.uri(str(self._path))}) after {self._timeout_s:g} s")
+
+    def _create(self) -> TableLock:
+        path = str(self._path)
+        deadline = time.monotonic() + self._timeout_s
+        while True:
+            try:
+                self._storage.create(path, self._text())
+                break
+            except FileExistsError:
+                if self._take_over_stale():
+                    continue
+                if time.monotonic() >= deadline:
+                    self._give_up()
+                time.sleep(_POLL_S * 4)
+        self._heartbeat = Heartbeat(self._storage, self._path)
+        return self
+
+    def _take_over_stale(self) -> bool:
+        """Remove the lock file if its holder is dead; whether it was removed."""
+        path = str(self._path)
+        try:
+            text = self._storage.read_text(path)
+            age = time.time() - self._storage.modified(path)
+            holder = json.loads(text)
+            owner = Owner(**holder["owner"])
+        except FileNotFoundError:
+            return True  # released meanwhile
+        except (ValueError, KeyError, TypeError):
+            return False  # being written: its holder is alive
+        if owner.alive(age):
+            return False
+        taken = f"{path}.stale-{self._write_id}"
+        try:
+            self._storage.rename(path, taken)
+        except OSError:
+            return True  # another writer took it over first
+        if self._storage.read_text(taken) != text:  # replaced between our read and rename
+            try:
+                self._storage.rename(taken, path)
+                return False
+            except OSError:
+                log.error("commit lock %s of table %s was taken from a live writer and could "
+                          "not be given back", path, self._table)
+        log.warning("took over the commit lock of table %s from write %s, whose process "
+                    "died", self._table, holder.get("write_id"))
+        self._storage.delete(taken)
+        return True
     def _holder(self) -> str:
         try:
             holder = json.loads(self._storage.read_text(str(self._path)) or "{}")
@@ -84,3 +147,7 @@ class TableLock:
         if self._fd is not None:
             os.close(self._fd)  # releases the lock
             self._fd = None
+        if self._heartbeat is not None:
+            self._heartbeat.stop()
+            self._heartbeat = None
+            self._storage.delete(str(self._path))

@@ -20,13 +20,11 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from hmscatalog import config
 from hmscatalog.errors import RecoveryFailed
 from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.model import Table
-from hmscatalog.storage.filesystems import open_storage
 from hmscatalog.write import steps
 from hmscatalog.write.journal import CommitRecord, Journal, Owner, table_home
 from hmscatalog.write.lock import TableLock
@@ -72,15 +70,11 @@ def _dead(record: CommitRecord, heartbeat_age_s: float, locked: bool) -> bool:
     return not record.owner.alive(heartbeat_age_s)
 
 
-def _journal(root: Path) -> Journal:
-    return Journal(open_storage(str(root))[0], root)
-
-
 def needs_recovery(table: Table) -> bool:
-    """Whether the table's location holds commit records (one listing; false off local disk).
-    """
-    root = table_home(table.location)
-    return root is not None and _journal(root).has_records()
+    """Whether the table's location holds commit records (one listing; false where hms does
+    not commit, see :func:`table_home`)."""
+    home = table_home(table.location)
+    return home is not None and Journal(*home).has_records()
 
 
 def recover(client: MetastoreClient, table: Table, locked: bool = False) -> Recovery:
@@ -94,11 +88,11 @@ def recover(client: MetastoreClient, table: Table, locked: bool = False) -> Reco
             finished or undone (its record is kept for the next attempt).
     """
     result = Recovery(table.qualified_name)
-    root = table_home(table.location)
-    if root is None:
+    home = table_home(table.location)
+    if home is None:
         return result
-    journal = _journal(root)
-    storage = journal.storage
+    storage, root = home
+    journal = Journal(storage, root)
     # Directories first, records second: a write saves its record before it makes its staging
     # directory, so a directory without a record in the later listing belongs to no live write.
     entries = storage.list(str(root))

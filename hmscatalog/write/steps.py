@@ -49,7 +49,7 @@ def statistics(storage: Storage, table: Table, directory: Path) -> dict[str, str
     files = _data_entries(storage, directory)
     stats = {"numFiles": str(len(files)),
              "totalSize": str(sum(f.size for f in files))}
-    if table.format is StorageFormat.PARQUET:
+    if table.format is StorageFormat.PARQUET and storage.scheme == "file":
         rows = [parquet_row_count(Path(f.path)) for f in files]
         if all(r is not None for r in rows):
             stats["numRows"] = str(sum(r for r in rows if r is not None))
@@ -101,7 +101,7 @@ def publish(client: MetastoreClient, storage: Storage, table: Table, record: Com
     for name in record.new:
         strings = [value for _, value in parse_part_name(name)]
         target = record.targets[name]
-        part = client.new_partition(table, spec.from_strings(strings), location=f"file:{target}")
+        part = client.new_partition(table, spec.from_strings(strings), location=storage.uri(target))
         batch.append(replace(part, parameters={**part.parameters,
                                                **statistics(storage, table, Path(target))}))
         if len(batch) == REGISTER_BATCH:
@@ -113,7 +113,7 @@ def publish(client: MetastoreClient, storage: Storage, table: Table, record: Com
         parts = existing if existing is not None else client.get_partitions_by_names(
             table.database, table.name, list(record.updated))
         _alter(client, table, parts, lambda name, part: replace(
-            part, storage=_placed(part, record.targets[name], name in record.relocated),
+            part, storage=_placed(storage, part, record.targets[name], name in record.relocated),
             parameters={**part.parameters,
                         **statistics(storage, table, Path(record.targets[name]))}))
     if record.table_parameters is not None:
@@ -123,14 +123,17 @@ def publish(client: MetastoreClient, storage: Storage, table: Table, record: Com
         else:  # the new location and statistics in one call
             current = client.get_table(table.database, table.name)
             client.alter_table(replace(current, parameters={**current.parameters, **stats},
-                                       storage=_placed(current, record.targets[""], True)))
+                                       storage=_placed(storage, current, record.targets[""], True)))
 
 
-def _placed(part: Partition | Table, location: str, moved: bool) -> model.Storage:
-    """The partition's (or table's) storage, at ``location`` when ``moved``."""
+def _placed(storage: Storage, part: Partition | Table, location: str,
+            moved: bool) -> model.Storage:
+    """The partition's (or table's) storage descriptor, at ``location`` (a path in
+    ``storage``, or a location as the metastore had it) when ``moved``."""
     if not moved:
         return part.storage
-    return replace(part.storage, location=location if ":" in location else f"file:{location}")
+    return replace(part.storage,
+                   location=location if ":" in location else storage.uri(location))
 
 
 def _alter(client: MetastoreClient, table: Table, parts: Sequence[Partition],
@@ -178,12 +181,14 @@ def roll_back(client: MetastoreClient, storage: Storage, table: Table,
                                                    list(record.updated))
             _alter(client, table, parts, lambda name, part: replace(
                 part, parameters=record.updated[name],
-                storage=_placed(part, record.relocated.get(name, ""), name in record.relocated)))
+                storage=_placed(storage, part, record.relocated.get(name, ""),
+                                name in record.relocated)))
         if record.state == "aborting" and record.table_parameters is not None:
             current = client.get_table(table.database, table.name)
-            client.alter_table(replace(current, parameters=record.table_parameters,
-                                       storage=_placed(current, record.relocated.get("", ""),
-                                                       "" in record.relocated)))
+            client.alter_table(replace(
+                current, parameters=record.table_parameters,
+                storage=_placed(storage, current, record.relocated.get("", ""),
+                                "" in record.relocated)))
     except HmsCatalogError as exc:
         problems.append(f"could not restore the statistics of {table.qualified_name}: {exc}")
     for problem in problems:

@@ -81,8 +81,9 @@ def _locations(client: MetastoreClient, table: Table) -> set[Path]:
 def leftovers(client: MetastoreClient, table: Table) -> list[str]:
     """What lies under the table root besides the registered partitions' directories and files
     and the commit lock."""
-    root = table_home(table.location)
-    assert root is not None
+    home = table_home(table.location)
+    assert home is not None
+    root = home[1]
     places = _locations(client, table)
     directories = {root / ".hms-commits"} | places | {
         parent for place in places for parent in place.parents if root in parent.parents}

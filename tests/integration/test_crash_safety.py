@@ -185,12 +185,12 @@ def test_a_killed_spark_insert_is_recovered_by_the_next_read(
                            env={**os.environ, "HMSCATALOG_FAULTS": faults},
                            capture_output=True, text=True, timeout=300)
     assert child.returncode == -signal.SIGKILL, child.stderr[-3000:]
-    root = table_home(client.get_table(db, "t").location)
-    assert root is not None and any((root / ".hms-commits").glob("*.json"))
+    home = table_home(client.get_table(db, "t").location)
+    assert home is not None and any((home[1] / ".hms-commits").glob("*.json"))
 
     spark.sql(statement.format(t=theirs))
     assert rows(ours) == (rows(theirs) if finished else before)  # this read recovers
-    assert list((root / ".hms-commits").glob("*.json")) == []
+    assert list((home[1] / ".hms-commits").glob("*.json")) == []
     assert leftovers(client, client.get_table(db, "t")) == []
     if finished:
         spark.sql(statement.format(t=theirs))  # the finished write, then the retry
@@ -279,9 +279,9 @@ def test_a_read_that_cannot_recover_says_so(spark: Any, db: str, metastore_uri: 
     spark.sql(f"INSERT INTO hms.{db}.t VALUES (1, 4)")
     child = run_child(metastore_uri, db, "overwrite", None, {"k=4": [5, 6, 7]}, "kill@move:2")
     assert child.returncode == -signal.SIGKILL, child.stderr[-2000:]
-    root = table_home(client.get_table(db, "t").location)
-    assert root is not None
-    lock = root / ".hms-commits" / "lock"
+    home = table_home(client.get_table(db, "t").location)
+    assert home is not None
+    lock = home[1] / ".hms-commits" / "lock"
     lock.unlink()
     lock.mkdir()  # opening it fails, as a directory the reader may not write would
     try:

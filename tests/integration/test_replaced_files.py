@@ -150,8 +150,10 @@ def test_other_engines_read_a_replaced_unpartitioned_table(spark: Any, db: str,
                       "INSERT OVERWRITE {t} VALUES (200)", "INSERT INTO {t} VALUES (201)"):
         spark.sql(statement.format(t=f"hms.{db}.u"))
     location = local_path(client.get_table(db, "u").location)
-    home = table_home(client.get_table(db, "u").location)
-    assert location is not None and home is not None and location.parent == home
+    found = table_home(client.get_table(db, "u").location)
+    assert found is not None
+    home = found[1]
+    assert location is not None and location.parent == home
     assert location.name.startswith("hms-v")
     assert [p.name for p in home.iterdir()] in ([location.name, ".hms-commits"],
                                                 [".hms-commits", location.name])
