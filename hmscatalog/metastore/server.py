@@ -23,7 +23,6 @@ import contextlib
 import fcntl
 import json
 import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -37,6 +36,7 @@ from hmscatalog.errors import ServerError
 from hmscatalog.metastore import setup
 from hmscatalog.metastore.releases import SERVER_MAIN, release
 from hmscatalog.metastore.setup import POSTGRES_JDBC_JARS, backing_db
+from hmscatalog.processes import find_java, free_port, log_tail
 
 __all__ = ["POSTGRES_JDBC_JARS", "ServerInfo", "backing_db", "free_port", "start", "status",
            "stop"]
@@ -44,7 +44,6 @@ __all__ = ["POSTGRES_JDBC_JARS", "ServerInfo", "backing_db", "free_port", "start
 DEFAULT_PORT = 9083
 DEFAULT_HOST = "127.0.0.1"
 START_TIMEOUT_S = 180.0
-_LOG_TAIL_LINES = 25
 
 
 def default_data_dir() -> Path:
@@ -68,24 +67,6 @@ class ServerInfo:
     @property
     def uri(self) -> str:
         return f"thrift://{self.host}:{self.port}"
-
-
-def find_java() -> str:
-    """The ``java`` executable from ``JAVA_HOME`` or ``PATH``.
-
-    Raises:
-        ServerError: if there is none.
-    """
-    java_home = os.environ.get("JAVA_HOME")
-    if java_home and (Path(java_home) / "bin" / "java").exists():
-        return str(Path(java_home) / "bin" / "java")
-    found = shutil.which("java")
-    if not found:
-        raise ServerError(
-            "Java not found (no JAVA_HOME, no java on PATH): the metastore needs Java 17; "
-            "install it, e.g. apt-get install openjdk-17-jre-headless"
-        )
-    return found
 
 
 def find_spark_jars() -> Path:
@@ -135,13 +116,6 @@ def _port_free(host: str, port: int) -> bool:
         return sock.connect_ex((host, port)) != 0
 
 
-def free_port(host: str = DEFAULT_HOST) -> int:
-    """A TCP port that is free right now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((host, 0))
-        return int(sock.getsockname()[1])
-
-
 def _derby_locked(data_dir: Path) -> bool:
     """Whether another process holds Derby's lock on this data dir's database."""
     lock = data_dir / "metastore_db" / "dbex.lck"
@@ -157,15 +131,6 @@ def _derby_locked(data_dir: Path) -> bool:
     except OSError:
         return False
     return False
-
-
-def log_tail(path: Path, lines: int = _LOG_TAIL_LINES) -> str:
-    """The last ``lines`` lines of a log file ('' when missing)."""
-    try:
-        text = path.read_text(errors="replace")
-    except OSError:
-        return ""
-    return "\n".join(text.rstrip().splitlines()[-lines:])
 
 
 def _answers(host: str, port: int, timeout_s: float = 5.0) -> bool:

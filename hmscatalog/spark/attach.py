@@ -30,6 +30,7 @@ from hmscatalog.spark.internals.versions import check_spark_version
 from hmscatalog.spark.jvm import JavaProxy, Jvm
 from hmscatalog.storage.filesystems import s3a_storage_options, use_hadoop
 from hmscatalog.storage.hadoop import HadoopStorage
+from hmscatalog.write.direct import use_upload_aborter
 
 
 def _conf(spark: Any) -> config.Getter:
@@ -63,6 +64,24 @@ def _list_hadoop_file_systems(jvm: Jvm) -> None:
     plugin.load(jvm.gateway.jvm)  # its FileSystems class makes a listing one call
     conf = session.hadoop_conf(jvm)
     use_hadoop(lambda location: HadoopStorage(jvm.cls, conf, location))
+    use_upload_aborter(lambda location, write_id: _abort_uploads(jvm, conf, location, write_id))
+
+
+def _abort_uploads(jvm: Jvm, conf: Any, location: str, write_id: str) -> int:
+    """Abort the multipart uploads under ``location`` (``s3a://...``) whose keys hold
+    ``write_id``, through S3A (``S3AFileSystem.listUploads``); how many."""
+    path = jvm.cls("org.apache.hadoop.fs.Path")(location)
+    filesystem = path.getFileSystem(conf)
+    prefix = str(path.toUri().getPath()).lstrip("/").rstrip("/") + "/"
+    uploads = filesystem.listUploads(prefix)
+    helper = filesystem.getWriteOperationHelper()
+    aborted = 0
+    while uploads.hasNext():
+        upload = uploads.next()
+        if write_id in str(upload.key()):
+            helper.abortMultipartUpload(upload)
+            aborted += 1
+    return aborted
 
 
 def storage_options(spark: Any, name: str | None = None) -> dict[str, str]:

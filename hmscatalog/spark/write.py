@@ -29,7 +29,10 @@ from hmscatalog.spark.internals.write import FileWrite, attributes_by_name, prep
 from hmscatalog.spark.jvm import JavaProxy, Jvm
 from hmscatalog.spark.partition_guard import partition_guard
 from hmscatalog.spark.scan import CatalogContext
+from hmscatalog.storage.filesystems import on_object_store
+from hmscatalog.write import recovery
 from hmscatalog.write.commit import TableCommit
+from hmscatalog.write.direct import DirectCommit
 from hmscatalog.write.rules import DynamicPartitionSettings, check_partition_counts
 
 WRITE = "org.apache.spark.sql.connector.write"
@@ -182,11 +185,22 @@ class HmsBatchWrite(JavaProxy):
         self._settings = DynamicPartitionSettings.from_conf(partial(conf_value, self._jvm))
         stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%d%H%M%S")
         self._write_id = f"{stamp}-{uuid.uuid4().hex[:12]}"
-        self._commit = TableCommit(context.metastore, table, self._write_id)
+        self._direct = on_object_store(table.location)
+        self._committing = False
+        self._commit: TableCommit | DirectCommit
+        if self._direct:
+            # No lock, no read looks for records on S3: each write ends those of dead ones.
+            recovery.recover(context.metastore, table, storage_options=context.storage_options)
+            self._commit = DirectCommit(context.metastore, table, self._write_id, mode,
+                                        context.storage_options)
+            output = self._commit.base_uri
+        else:
+            self._commit = TableCommit(context.metastore, table, self._write_id)
+            output = self._commit.staging_uri
         self._commit.begin()
-        self._files = self._setup(info)
+        self._files = self._setup(info, output)
 
-    def _setup(self, info: Any) -> FileWrite:
+    def _setup(self, info: Any, output: str) -> FileWrite:
         jvm = self._jvm
         table = self._table
         attributes = _by_name(jvm, info.schema())
@@ -196,9 +210,9 @@ class HmsBatchWrite(JavaProxy):
                             f"Table {table.qualified_name}"):
             data_columns += partition_columns
         return prepare_file_write(
-            jvm, self._write_id, self._commit.staging_uri, table.format, info.options(),
+            jvm, self._write_id, output, table.format, info.options(),
             list(attributes.values()), data_columns, partition_columns,
-            partition_guard(jvm, table, partition_columns))
+            partition_guard(jvm, table, partition_columns), magic=self._direct)
 
     def createBatchWriterFactory(self, physical_info: Any) -> Any:
         return self._files.factory
@@ -211,7 +225,12 @@ class HmsBatchWrite(JavaProxy):
 
     def commit(self, messages: Any, summary: Any = None) -> None:
         results = list(messages)
+        self._committing = True
         try:
+            if self._direct:
+                self._commit_direct(results)
+                return
+            assert isinstance(self._commit, TableCommit)
             per_task = self._files.commit(results)
             limits = self._settings if self._table.partition_keys else None
             self._commit.commit(
@@ -229,7 +248,34 @@ class HmsBatchWrite(JavaProxy):
         finally:
             self._context.listings.invalidate(self._table.qualified_name)
 
+    def _commit_direct(self, results: list[Any]) -> None:
+        """Files at their final names: the uploads complete inside the commit, after the
+        partitions are planned; if it fails before that, they are aborted."""
+        assert isinstance(self._commit, DirectCommit)
+        per_task = self._files.partitions(results)
+        written = sorted({name for names in per_task for name in names}) \
+            if self._table.partition_keys else [""]
+        limits = self._settings if self._table.partition_keys else None
+        completed = False
+
+        def complete() -> None:
+            nonlocal completed
+            self._files.commit_job(results)
+            completed = True
+
+        try:
+            self._commit.commit(
+                written, complete, self._static,
+                check=None if limits is None else lambda count: check_partition_counts(
+                    count, [len(names) for names in per_task], limits))
+        except BaseException:
+            if not completed:  # the commit undid itself, pending uploads included
+                self._files.abort()
+            raise
+
     def abort(self, messages: Any) -> None:
+        if self._committing and self._direct:
+            return  # the commit undid itself, or kept its record for recovery
         try:
             self._files.abort()
         finally:

@@ -274,6 +274,12 @@ def s3a_storage_options(get: Callable[[str], str | None]) -> dict[str, str]:
 S3_SCHEMES = frozenset({"s3", "s3a", "s3n"})
 
 
+def on_object_store(location: str | None) -> bool:
+    """Whether ``location`` is on S3 (``s3://``, ``s3a://``, ``s3n://``)."""
+    scheme, _, rest = (location or "").partition("://")
+    return bool(rest) and scheme.lower() in S3_SCHEMES
+
+
 def _split(uri: str) -> tuple[str, str]:
     """``(scheme, path)`` of a location: ``("file", "/abs/dir")`` or ``("s3a", "bucket/key")``.
 

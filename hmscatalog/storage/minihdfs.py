@@ -16,7 +16,7 @@ from pathlib import Path
 
 from hmscatalog.errors import ServerError
 from hmscatalog.jars import classpath
-from hmscatalog.metastore.server import find_java, free_port, log_tail
+from hmscatalog.processes import find_java, free_port, log_tail
 from hmscatalog.storage import hadoop_jars
 
 _MAIN = "org.apache.hadoop.mapreduce.MiniHadoopClusterManager"

@@ -19,13 +19,16 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from hmscatalog import config
 from hmscatalog.errors import RecoveryFailed
 from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.model import Table
-from hmscatalog.write import steps
+from hmscatalog.storage.filesystems import on_object_store, open_storage
+from hmscatalog.write import direct, steps
 from hmscatalog.write.journal import CommitRecord, Journal, Owner, table_home
 from hmscatalog.write.lock import TableLock
 
@@ -77,17 +80,23 @@ def needs_recovery(table: Table) -> bool:
     return home is not None and Journal(*home).has_records()
 
 
-def recover(client: MetastoreClient, table: Table, locked: bool = False) -> Recovery:
+def recover(client: MetastoreClient, table: Table, locked: bool = False,
+            storage_options: Mapping[str, str] | None = None) -> Recovery:
     """Finish or undo every write into ``table`` whose process died; delete leftovers.
 
     Takes the table's commit lock when there is something to do, unless the caller holds it
-    (``locked``); running writes are never waited for otherwise.
+    (``locked``); running writes are never waited for otherwise. On S3 (see
+    :mod:`hmscatalog.write.direct`, ``storage_options`` to reach it) there is no lock: a write
+    whose files were all completed is finished, any other is undone (its files deleted, its
+    pending uploads aborted where a Spark driver can list them).
 
     Raises:
         RecoveryFailed: naming the table (and write) when an interrupted write cannot be
             finished or undone (its record is kept for the next attempt).
     """
     result = Recovery(table.qualified_name)
+    if on_object_store(table.location):
+        return _recover_direct(client, table, storage_options, result)
     home = table_home(table.location)
     if home is None:
         return result
@@ -146,4 +155,46 @@ def recover(client: MetastoreClient, table: Table, locked: bool = False) -> Reco
         if path not in owned and storage.exists(path):
             storage.delete(path)
             result.removed.append(path.rpartition("/")[2])
+    return result
+
+
+def _recover_direct(client: MetastoreClient, table: Table,
+                    storage_options: Mapping[str, str] | None, result: Recovery) -> Recovery:
+    storage, root = open_storage((table.location or "").rstrip("/"), storage_options)
+    journal = Journal(storage, Path(root))
+    if not journal.has_records():
+        return result
+    keep = config.read_count(table.parameters, config.WRITE_KEEP_REPLACED_SECONDS,
+                             f"Table {table.qualified_name}")
+    for record, age in journal.records():
+        if record.state == "done":
+            if record.retire_after <= time.time():
+                steps.retire(storage, record)
+                journal.remove(record.write_id)
+                result.retired.append(record.write_id)
+            continue
+        if not _dead(record, age, locked=False):
+            result.running.append(record.write_id)
+            continue
+        if record.state == "committed":
+            steps.publish(client, storage, table, record, [])
+            steps.keep_replaced(journal, record, keep)
+            result.finished.append(record.write_id)
+            continue
+        problems = steps.roll_back(client, storage, table, record) + \
+            direct.delete_written(storage, record)
+        aborted = direct.abort_uploads(storage.uri(str(Path(record.staging).parent)),
+                                       record.write_id)
+        if problems:
+            raise RecoveryFailed(
+                f"write {record.write_id} into {table.qualified_name} could not be undone "
+                f"({problems[0]}); its record {journal.path(record.write_id)} is kept")
+        if aborted is None:
+            log.warning("write %s into %s was undone; uploads it left pending (invisible) can "
+                        "only be aborted from a Spark driver with S3A, or by the bucket's "
+                        "lifecycle rule", record.write_id, table.qualified_name)
+        journal.remove(record.write_id)
+        result.undone.append(record.write_id)
+        log.warning("undid write %s into %s, whose process died", record.write_id,
+                    table.qualified_name)
     return result

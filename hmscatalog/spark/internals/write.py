@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from hmscatalog.errors import HmsCatalogError
 from hmscatalog.metastore.model import StorageFormat
 from hmscatalog.spark.internals.session import hadoop_conf, sql_conf
 
@@ -19,6 +20,18 @@ if TYPE_CHECKING:
     from hmscatalog.spark.jvm import Jvm
 
 DATASOURCES = "org.apache.spark.sql.execution.datasources"
+# Files written once at their final names, visible only when the job commits: S3A's magic
+# committer under hmscatalog's protocol (hmscatalog/spark/java/MagicCommitProtocol.java).
+MAGIC_PROTOCOL = "io.hmscatalog.spark.MagicCommitProtocol"
+MAGIC_SETTINGS = {
+    "fs.s3a.committer.name": "magic",
+    "fs.s3a.committer.magic.enabled": "true",
+    "mapreduce.outputcommitter.factory.scheme.s3a":
+        "org.apache.hadoop.fs.s3a.commit.S3ACommitterFactory",
+    "mapreduce.fileoutputcommitter.marksuccessfuljobs": "false",  # no _SUCCESS file
+    # Other writes into the same table have uploads under way too.
+    "fs.s3a.committer.abort.pending.uploads": "false",
+}
 
 
 def attributes_by_name(jvm: Jvm, schema: Any) -> dict[str, Any]:
@@ -26,6 +39,30 @@ def attributes_by_name(jvm: Jvm, schema: Any) -> dict[str, Any]:
     schema's order (``DataTypeUtils.toAttributes``)."""
     attributes = jvm.cls("org.apache.spark.sql.catalyst.types.DataTypeUtils").toAttributes(schema)
     return {str(a.name()).lower(): a for a in jvm.java_list(attributes)}
+
+
+_MAGIC_CAPABILITY = "fs.s3a.capability.magic.committer"
+_IN_MEMORY = "fs.s3a.committer.magic.track.commits.in.memory.enabled"
+
+
+def _use_magic(jvm: Jvm, conf: Any, destination: str, write_id: str) -> None:
+    """Configure a write job for S3A's magic committer. The file system instance, made once
+    per bucket from the session's configuration, decides how a task's uploads are recorded:
+    it must support magic paths, and the committer must look where it records them.
+
+    Raises:
+        HmsCatalogError: the session's S3A has the magic committer turned off.
+    """
+    path = jvm.cls("org.apache.hadoop.fs.Path")(destination)
+    filesystem = path.getFileSystem(conf)
+    if not filesystem.hasPathCapability(path, _MAGIC_CAPABILITY):
+        raise HmsCatalogError(
+            f"hms writes {destination} through S3A's magic committer, which this session's "
+            "S3A has turned off: remove spark.hadoop.fs.s3a.committer.magic.enabled=false")
+    settings = {**MAGIC_SETTINGS, "spark.sql.sources.writeJobUUID": write_id,
+                _IN_MEMORY: filesystem.getConf().get(_IN_MEMORY) or "false"}
+    for key, value in settings.items():  # the work directory is __magic_job-<write id>
+        conf.set(key, value)
 
 
 class FileWrite:
@@ -41,9 +78,18 @@ class FileWrite:
         """Commit the job's files (``FileCommitProtocol.commitJob``) from the tasks' commit
         messages (``WriteTaskResult``s); returns how many partitions each task wrote, read
         before the commit."""
-        per_task = [int(m.summary().updatedPartitions().size()) for m in messages]
-        self._committer.commitJob(self._job, self._jvm.seq([m.commitMsg() for m in messages]))
+        per_task = [len(names) for names in self.partitions(messages)]
+        self.commit_job(messages)
         return per_task
+
+    def partitions(self, messages: Sequence[Any]) -> list[list[str]]:
+        """The partition directories (``k=v/...``) each task wrote files into."""
+        return [[str(p) for p in self._jvm.java_list(m.summary().updatedPartitions())]
+                for m in messages]
+
+    def commit_job(self, messages: Sequence[Any]) -> None:
+        """``FileCommitProtocol.commitJob``."""
+        self._committer.commitJob(self._job, self._jvm.seq([m.commitMsg() for m in messages]))
 
     def abort(self) -> None:
         """``FileCommitProtocol.abortJob``: remove what the tasks wrote."""
@@ -52,9 +98,14 @@ class FileWrite:
 
 def prepare_file_write(jvm: Jvm, write_id: str, staging: str, file_format: StorageFormat | None,
                        options: Any, columns: Sequence[Any], data_columns: Sequence[Any],
-                       partition_columns: Sequence[Any], bucket_spec: Any) -> FileWrite:
+                       partition_columns: Sequence[Any], bucket_spec: Any,
+                       magic: bool = False) -> FileWrite:
     """Set up a write of Parquet (ORC for :attr:`StorageFormat.ORC`) files under ``staging``,
     with ``k=v`` directories for the partition columns.
+
+    With ``magic`` (``staging`` on ``s3a://``), the files go to their final names under
+    ``staging`` as uploads that the job's commit completes (:data:`MAGIC_SETTINGS`); the
+    session's commit protocol otherwise.
 
     Args:
         options: the write's ``CaseInsensitiveStringMap``, for the file format and Hadoop.
@@ -72,6 +123,8 @@ def prepare_file_write(jvm: Jvm, write_id: str, staging: str, file_format: Stora
     job.setOutputValueClass(java_class.forName("org.apache.spark.sql.catalyst.InternalRow"))
     jvm.cls("org.apache.hadoop.mapreduce.lib.output.FileOutputFormat").setOutputPath(
         job, jvm.cls("org.apache.hadoop.fs.Path")(staging))
+    if magic:
+        _use_magic(jvm, job.getConfiguration(), staging, write_id)
 
     data_schema = jvm.cls("org.apache.spark.sql.catalyst.types.DataTypeUtils") \
         .fromAttributes(jvm.seq(list(data_columns)))
@@ -97,7 +150,8 @@ def prepare_file_write(jvm: Jvm, write_id: str, staging: str, file_format: Stora
         session_conf.sessionLocalTimeZone(),  # timeZoneId
         jvm.seq([tracker]))  # statsTrackers
     committer = jvm.scala_object("org.apache.spark.internal.io.FileCommitProtocol") \
-        .instantiate(session_conf.fileCommitProtocolClass(), write_id, staging, False)
+        .instantiate(MAGIC_PROTOCOL if magic else session_conf.fileCommitProtocolClass(),
+                     write_id, staging, False)
     committer.setupJob(job)
     factory = jvm.cls(f"{DATASOURCES}.v2.FileWriterFactory")(description, committer)
     return FileWrite(jvm, job, committer, factory)

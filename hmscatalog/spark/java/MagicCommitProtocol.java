@@ -1,0 +1,71 @@
+package io.hmscatalog.spark;
+
+import java.io.IOException;
+
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.mapreduce.OutputCommitter;
+import org.apache.hadoop.mapreduce.TaskAttemptContext;
+import org.apache.hadoop.mapreduce.lib.output.PathOutputCommitter;
+import org.apache.hadoop.mapreduce.lib.output.PathOutputCommitterFactory;
+import org.apache.spark.internal.io.FileNameSpec;
+import org.apache.spark.internal.io.HadoopMapReduceCommitProtocol;
+
+import scala.Option;
+
+/**
+ * Spark's commit protocol over the output committer Hadoop's factory gives for the destination's
+ * scheme, writing where that committer says: for S3A's magic committer (fs.s3a.committer.name
+ * = magic), tasks write each file once, at its final name, as a multipart upload that is only
+ * completed when the job commits. No file is visible before, none is copied or renamed.
+ * Spark's own protocol writes to the destination itself when the committer is not a
+ * FileOutputCommitter, which with the magic committer would make every file visible at once.
+ */
+public class MagicCommitProtocol extends HadoopMapReduceCommitProtocol {
+  private final String destination;
+  private transient PathOutputCommitter committer;
+
+  public MagicCommitProtocol(String jobId, String destination, boolean dynamicOverwrite) {
+    super(jobId, destination, false);
+    this.destination = destination;
+  }
+
+  @Override
+  public OutputCommitter setupCommitter(TaskAttemptContext context) {
+    Path output = new Path(destination);
+    OutputCommitter made;
+    try {
+      made = PathOutputCommitterFactory.getCommitterFactory(output, context.getConfiguration())
+          .createOutputCommitter(output, context);
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot set up the committer of " + destination, e);
+    }
+    if (!(made instanceof PathOutputCommitter)) {
+      throw new IllegalStateException("the committer of " + destination + " is "
+          + made.getClass().getName() + ", not a PathOutputCommitter");
+    }
+    committer = (PathOutputCommitter) made;
+    return made;
+  }
+
+  @Override
+  public String newTaskTempFile(TaskAttemptContext context, Option<String> dir,
+      FileNameSpec spec) {
+    Path work;
+    try {
+      work = committer.getWorkPath();
+    } catch (IOException e) {
+      throw new IllegalStateException("no work path for " + destination, e);
+    }
+    String name = getFilename(context, spec);
+    Path parent = dir.isDefined() ? new Path(work, dir.get()) : work;
+    return new Path(parent, name).toString();
+  }
+
+  @Override
+  public String newTaskTempFileAbsPath(TaskAttemptContext context, String absoluteDir,
+      FileNameSpec spec) {
+    throw new UnsupportedOperationException(
+        "a write through S3A's magic committer cannot place files outside " + destination
+            + ": " + absoluteDir);
+  }
+}
