@@ -8,9 +8,8 @@
   at ``s3a://`` locations; both catalogs read that same table through Spark's S3A. Each catalog
   runs ``WHERE dt = ...`` with an aggregate ``--repeat`` times, alternating, after a warm-up;
   medians, and the S3 requests of one more query each (List, Get, Head, all) from moto's log.
-- **S3 dynamic insert (built-in only).** The built-in catalog's INSERT of ``--insert-partitions``
-  partitions into an s3a:// table, with its requests per partition: the number hms's S3 writes
-  are to beat.
+- **S3 dynamic insert.** INSERT of ``--insert-partitions`` new partitions into an s3a:// table
+  of each catalog, once each: time, and requests per partition by kind.
 - **HDFS dynamic insert.** INSERT ... SELECT of ``--insert-partitions`` partitions into a fresh
   table of each catalog on a mini HDFS (its own JVM, loopback), ``--repeat`` times alternating.
 
@@ -30,10 +29,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from peers import peers  # noqa: E402
-from s3 import MotoServer  # noqa: E402
+from peers import peers
+from s3 import MotoServer
 
-from hmscatalog.storage import minihdfs  # noqa: E402
+from hmscatalog.storage import minihdfs
 
 DB = "bench_remote"
 BUCKET = "bench-remote"
@@ -106,14 +105,23 @@ def _insert_sql(table: str, partitions: int) -> str:
 
 
 def _s3_insert(spark: Any, moto: MotoServer, partitions: int) -> None:
-    spark.sql(f"CREATE TABLE spark_catalog.{DB}.s3_insert (id BIGINT, s STRING) PARTITIONED BY "
-              f"(k INT) STORED AS PARQUET LOCATION 's3a://{BUCKET}/s3_insert'")
-    mark = moto.mark()
-    seconds, _ = _timed(spark, _insert_sql(f"spark_catalog.{DB}.s3_insert", partitions))
-    counts = _kinds(moto, mark)
-    print(f"\nS3 dynamic insert of {partitions} partitions, built-in: {seconds:.1f}s, "
-          f"{counts['all']} requests ({counts['all'] / partitions:.1f} per partition): "
-          + ", ".join(f"{k} {v}" for k, v in sorted(counts.items()) if k != "all"))
+    figures = {}
+    for catalog in ("hms", "spark_catalog"):
+        table = f"{catalog}.{DB}.s3_insert_{catalog}"
+        spark.sql(f"CREATE TABLE {table} (id BIGINT, s STRING) PARTITIONED BY (k INT) STORED AS "
+                  f"PARQUET LOCATION 's3a://{BUCKET}/s3_insert_{catalog}'")
+        mark = moto.mark()
+        seconds, _ = _timed(spark, _insert_sql(table, partitions))
+        figures[catalog] = (seconds, _kinds(moto, mark))
+        count = spark.sql(f"SELECT count(*) FROM {table}").collect()[0][0]
+        assert count == partitions * 100, (table, count)
+    (hms_s, hms_n), (builtin_s, builtin_n) = figures["hms"], figures["spark_catalog"]
+    print(f"\nS3 dynamic insert of {partitions} partitions{'':<7}{'hms':>10}{'built-in':>10}"
+          f"{'ratio':>8}")
+    print(f"{'  time (s)':<45}{hms_s:>10.1f}{builtin_s:>10.1f}{builtin_s / hms_s:>7.2f}x")
+    for kind in sorted(set(hms_n) | set(builtin_n)):
+        print(f"{'  ' + kind + ' requests per partition':<45}{hms_n[kind] / partitions:>10.1f}"
+              f"{builtin_n[kind] / partitions:>10.1f}")
 
 
 def _hdfs_insert(spark: Any, partitions: int, repeat: int) -> None:

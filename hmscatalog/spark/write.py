@@ -197,10 +197,13 @@ class HmsBatchWrite(JavaProxy):
         else:
             self._commit = TableCommit(context.metastore, table, self._write_id)
             output = self._commit.staging_uri
+        elsewhere = self._commit.partitions_elsewhere(static) \
+            if isinstance(self._commit, DirectCommit) else []
         self._commit.begin()
-        self._files = self._setup(info, output)
+        self._files = self._setup(info, output, elsewhere)
 
-    def _setup(self, info: Any, output: str) -> FileWrite:
+    def _setup(self, info: Any, output: str,
+               elsewhere: list[tuple[dict[str, str], str]]) -> FileWrite:
         jvm = self._jvm
         table = self._table
         attributes = _by_name(jvm, info.schema())
@@ -212,7 +215,8 @@ class HmsBatchWrite(JavaProxy):
         return prepare_file_write(
             jvm, self._write_id, output, table.format, info.options(),
             list(attributes.values()), data_columns, partition_columns,
-            partition_guard(jvm, table, partition_columns), magic=self._direct)
+            partition_guard(jvm, table, partition_columns), magic=self._direct,
+            custom_locations=elsewhere)
 
     def createBatchWriterFactory(self, physical_info: Any) -> Any:
         return self._files.factory

@@ -78,12 +78,15 @@ class DirectCommit:
         self._client = client
         self._table = table
         self._storage: Storage
-        self._storage, root = open_storage((table.location or "").rstrip("/"), options)
-        self._root = Path(root)
+        self._storage, location = open_storage((table.location or "").rstrip("/"), options)
+        self._root = direct_home(Path(location))
         self._mode = mode
-        base = self._root if mode == "append" else self._root / f"{VERSION_PREFIX}{write_id}"
+        # An unpartitioned table an overwrite moved into a version directory appends there.
+        base = Path(location) if mode == "append" else \
+            self._root / f"{VERSION_PREFIX}{write_id}"
         self.base = base
         self.base_uri = self._storage.uri(str(base))
+        self._elsewhere: dict[str, str] = {}  # partition name -> its directory, off base/k=v
         self._journal = Journal(self._storage, self._root)
         self._record = CommitRecord(
             write_id=write_id, table=table.qualified_name, mode=mode,
@@ -104,6 +107,30 @@ class DirectCommit:
         threading.Thread(target=self._beat, name=f"hms-heartbeat-{self.write_id}",
                          daemon=True).start()
         faults.reached("begin")
+
+    def partitions_elsewhere(self, static: Mapping[str, str]) -> list[tuple[dict[str, str], str]]:
+        """For an append: the existing partitions (those matching the static values) stored
+        elsewhere under the table's directory than ``<table>/k=v`` (an overwrite moved them
+        into a version directory), as ``(values by column, location)``; the tasks write their
+        files there. A partition stored outside the table's directory is not among them: a
+        write into it is refused before its uploads complete (see :meth:`commit`)."""
+        table = self._table
+        names = table.partition_spec.names
+        if self._mode != "append" or not names:
+            return []
+        found = []
+        for part in self._client.list_partitions(table.database, table.name):
+            values = dict(zip(names, part.values, strict=True))
+            if any(values.get(k) != v for k, v in static.items()):
+                continue
+            name = make_part_name(names, list(part.values))
+            path = self._storage.path_of((part.location or "").rstrip("/"))
+            if path is None or Path(path) == self.base / name or \
+                    not Path(path).is_relative_to(self._root):
+                continue
+            self._elsewhere[name] = path
+            found.append((values, self._storage.uri(path)))
+        return found
 
     def _save(self) -> None:
         with self._saving:
@@ -188,7 +215,8 @@ class DirectCommit:
                 existing[make_part_name(names, list(found.values))] = found
         current = None if names else self._client.get_table(table.database, table.name)
         for name in written:
-            target = self.base / name if name else self.base
+            target = Path(self._elsewhere[name]) if name in self._elsewhere else \
+                self.base / name if name else self.base
             record.targets[name] = str(target)
             held = existing.get(name) if names else current
             if held is None:
@@ -231,6 +259,12 @@ class DirectCommit:
             return False
         self.abort()
         return True
+
+
+def direct_home(location: Path) -> Path:
+    """The directory of a table's records: its location, or the one above a version
+    directory an overwrite moved an unpartitioned table into."""
+    return location.parent if location.name.startswith(VERSION_PREFIX) else location
 
 
 def delete_written(storage: Storage, record: CommitRecord) -> list[str]:

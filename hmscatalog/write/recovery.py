@@ -160,8 +160,8 @@ def recover(client: MetastoreClient, table: Table, locked: bool = False,
 
 def _recover_direct(client: MetastoreClient, table: Table,
                     storage_options: Mapping[str, str] | None, result: Recovery) -> Recovery:
-    storage, root = open_storage((table.location or "").rstrip("/"), storage_options)
-    journal = Journal(storage, Path(root))
+    storage, location = open_storage((table.location or "").rstrip("/"), storage_options)
+    journal = Journal(storage, direct.direct_home(Path(location)))
     if not journal.has_records():
         return result
     keep = config.read_count(table.parameters, config.WRITE_KEEP_REPLACED_SECONDS,

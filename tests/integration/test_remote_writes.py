@@ -41,6 +41,9 @@ STATEMENTS = [
     "INSERT OVERWRITE {t} PARTITION (dt='2024-01-02', n=1) SELECT 100, 'c'",
     "INSERT OVERWRITE {t} PARTITION (dt, n) SELECT id, 'd', '2024-01-03', id % 2 "
     "FROM range(4)",
+    # Appends into partitions the overwrites replaced (on S3 they moved to hms-v<id>/).
+    "INSERT INTO {t} PARTITION (dt, n) SELECT id, 'e', concat('2024-01-0', id % 2 + 2), 1 "
+    "FROM range(4)",
 ]
 
 
@@ -127,9 +130,9 @@ def test_an_s3_write_that_fails_leaves_nothing(spark: Any, db: str, on_s3: Remot
                                                s3a_bucket: str,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     """Three failures on S3, each after the tasks wrote their files: too many dynamic
-    partitions (before the uploads complete), a partition whose location is not where the
-    write's files went, and the metastore failing after the uploads completed. Each time the
-    table reads as before, and no file, pending upload or record of the write is left."""
+    partitions and a partition stored outside the table's directory (both before the uploads
+    complete), and the metastore failing after the uploads completed. Each time the table reads as
+    before, and no file, pending upload or record of the write is left."""
     table = f"hms.{db}.t"
     spark.sql(f"CREATE TABLE {table} (v BIGINT) PARTITIONED BY (k INT) STORED AS PARQUET "
               f"LOCATION '{on_s3.location('t')}'")
@@ -147,8 +150,8 @@ def test_an_s3_write_that_fails_leaves_nothing(spark: Any, db: str, on_s3: Remot
     with pytest.raises(Exception) as refused:
         spark.sql(f"INSERT INTO {table} SELECT id, 1 FROM range(2)")
     first = str(refused.value).strip().splitlines()[0]
-    assert f"hms cannot append to partition k=1 of {db}.t on S3: its location {elsewhere}" \
-        in first, first
+    assert f"hms cannot append to partition k=1 of {db}.t on S3: its location {elsewhere} " \
+        "is not " in first, first
     assert (_rows(spark, table), on_s3.files("t")) == (before, files)
     assert _pending_uploads(on_s3.moto, s3a_bucket) == []
 

@@ -9,7 +9,7 @@ in all four.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from hmscatalog.errors import HmsCatalogError
@@ -65,6 +65,17 @@ def _use_magic(jvm: Jvm, conf: Any, destination: str, write_id: str) -> None:
         conf.set(key, value)
 
 
+def _partition_locations(jvm: Jvm,
+                         locations: Sequence[tuple[Mapping[str, str], str]]) -> Any:
+    """A Scala ``Map[TablePartitionSpec, String]``."""
+    if not locations:
+        return jvm.scala_map({})
+    java_map = jvm.cls("java.util.HashMap")()
+    for spec, location in locations:
+        java_map.put(jvm.scala_map(spec), location)
+    return jvm.cls("org.apache.spark.api.python.PythonUtils").toScalaMap(java_map)
+
+
 class FileWrite:
     """A write job's Hadoop job, file committer and the writer factory the tasks run."""
 
@@ -99,7 +110,9 @@ class FileWrite:
 def prepare_file_write(jvm: Jvm, write_id: str, staging: str, file_format: StorageFormat | None,
                        options: Any, columns: Sequence[Any], data_columns: Sequence[Any],
                        partition_columns: Sequence[Any], bucket_spec: Any,
-                       magic: bool = False) -> FileWrite:
+                       magic: bool = False,
+                       custom_locations: Sequence[tuple[Mapping[str, str], str]] = ()
+                       ) -> FileWrite:
     """Set up a write of Parquet (ORC for :attr:`StorageFormat.ORC`) files under ``staging``,
     with ``k=v`` directories for the partition columns.
 
@@ -113,6 +126,8 @@ def prepare_file_write(jvm: Jvm, write_id: str, staging: str, file_format: Stora
         data_columns: the attributes written into the files.
         partition_columns: the attributes the files are partitioned by, in directory order.
         bucket_spec: ``Option[WriterBucketSpec]`` (see :func:`~.catalyst.writer_bucket_spec`).
+        custom_locations: ``(partition values by column, directory)`` of partitions whose
+            files go somewhere else than ``<staging>/k=v`` (``customPartitionLocations``).
     """
     scala_options = jvm.cls("org.apache.spark.api.python.PythonUtils").toScalaMap(
         options.asCaseSensitiveMap())
@@ -145,7 +160,7 @@ def prepare_file_write(jvm: Jvm, write_id: str, staging: str, file_format: Stora
         jvm.seq(list(partition_columns)),  # partitionColumns
         bucket_spec,  # bucketSpec
         staging,  # path
-        jvm.scala_map({}),  # customPartitionLocations
+        _partition_locations(jvm, custom_locations),  # customPartitionLocations
         session_conf.maxRecordsPerFile(),  # maxRecordsPerFile
         session_conf.sessionLocalTimeZone(),  # timeZoneId
         jvm.seq([tracker]))  # statsTrackers

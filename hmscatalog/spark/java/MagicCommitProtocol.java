@@ -61,11 +61,21 @@ public class MagicCommitProtocol extends HadoopMapReduceCommitProtocol {
     return new Path(parent, name).toString();
   }
 
+  /**
+   * A partition stored elsewhere under the destination: the file goes to the same relative
+   * place under the task's work path, which S3A maps to {@code absoluteDir} (a magic path's
+   * final key is its part after {@code __base}, under the directory that holds the magic
+   * directory), so the job's commit completes it with the others.
+   */
   @Override
   public String newTaskTempFileAbsPath(TaskAttemptContext context, String absoluteDir,
       FileNameSpec spec) {
-    throw new UnsupportedOperationException(
-        "a write through S3A's magic committer cannot place files outside " + destination
-            + ": " + absoluteDir);
+    String base = new Path(destination).toUri().getPath().replaceAll("/+$", "") + "/";
+    String dir = new Path(absoluteDir).toUri().getPath();
+    if (!dir.startsWith(base)) {
+      throw new UnsupportedOperationException("a write through S3A's magic committer cannot "
+          + "place files outside " + destination + ": " + absoluteDir);
+    }
+    return newTaskTempFile(context, Option.apply(dir.substring(base.length())), spec);
   }
 }
