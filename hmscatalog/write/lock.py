@@ -31,7 +31,7 @@ from typing import NoReturn
 
 from hmscatalog.errors import HmsCatalogError
 from hmscatalog.storage.filesystems import Storage
-from hmscatalog.write.journal import COMMITS_DIR, Heartbeat, Owner
+from hmscatalog.write.journal import COMMITS_DIR, STALE_AFTER_S, Heartbeat, Owner
 
 log = logging.getLogger(__name__)
 
@@ -109,13 +109,15 @@ class TableLock:
         try:
             text = self._storage.read_text(path)
             age = time.time() - self._storage.modified(path)
-            holder = json.loads(text)
-            owner = Owner(**holder["owner"])
         except FileNotFoundError:
             return True  # released meanwhile
+        try:
+            holder = json.loads(text)
+            alive = Owner(**holder["owner"]).alive(age)
         except (ValueError, KeyError, TypeError):
-            return False  # being written: its holder is alive
-        if owner.alive(age):
+            # Being written, or left half-written by a writer killed while creating it.
+            holder, alive = {}, age < STALE_AFTER_S
+        if alive:
             return False
         taken = f"{path}.stale-{self._write_id}"
         try:
@@ -133,6 +135,7 @@ class TableLock:
                     "died", self._table, holder.get("write_id"))
         self._storage.delete(taken)
         return True
+
     def _holder(self) -> str:
         try:
             holder = json.loads(self._storage.read_text(str(self._path)) or "{}")
