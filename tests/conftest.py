@@ -71,7 +71,7 @@ def s3a_fetched() -> list[str] | str:
 
 
 @pytest.fixture(scope="session")
-def s3a_jars(s3a_fetched: list[str] | str, spark: Any) -> list[str]:
+def s3a_jars(s3a_fetched: list[str] | str) -> list[str]:
     """The session's S3A jars; the tests that use S3A through Spark or the metastore skip
     (outside CI) when they cannot be fetched."""
     if isinstance(s3a_fetched, str):

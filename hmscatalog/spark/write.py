@@ -194,11 +194,10 @@ class HmsBatchWrite(JavaProxy):
             self._commit = DirectCommit(context.metastore, table, self._write_id, mode,
                                         context.storage_options)
             output = self._commit.base_uri
+            elsewhere = self._commit.partitions_elsewhere(static)
         else:
             self._commit = TableCommit(context.metastore, table, self._write_id)
-            output = self._commit.staging_uri
-        elsewhere = self._commit.partitions_elsewhere(static) \
-            if isinstance(self._commit, DirectCommit) else []
+            output, elsewhere = self._commit.staging_uri, []
         self._commit.begin()
         self._files = self._setup(info, output, elsewhere)
 

@@ -36,7 +36,14 @@ from hmscatalog.metastore.model import Partition, Table
 from hmscatalog.partitions.codec import make_part_name
 from hmscatalog.storage.filesystems import Storage, open_storage
 from hmscatalog.write import faults, steps
-from hmscatalog.write.journal import HEARTBEAT_S, VERSION_PREFIX, CommitRecord, Journal, Owner
+from hmscatalog.write.journal import (
+    HEARTBEAT_S,
+    VERSION_PREFIX,
+    CommitRecord,
+    Journal,
+    Owner,
+    records_home,
+)
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +86,7 @@ class DirectCommit:
         self._table = table
         self._storage: Storage
         self._storage, location = open_storage((table.location or "").rstrip("/"), options)
-        self._root = direct_home(Path(location))
+        self._root = records_home(Path(location))
         self._mode = mode
         # An unpartitioned table an overwrite moved into a version directory appends there.
         base = Path(location) if mode == "append" else \
@@ -259,12 +266,6 @@ class DirectCommit:
             return False
         self.abort()
         return True
-
-
-def direct_home(location: Path) -> Path:
-    """The directory of a table's records: its location, or the one above a version
-    directory an overwrite moved an unpartitioned table into."""
-    return location.parent if location.name.startswith(VERSION_PREFIX) else location
 
 
 def delete_written(storage: Storage, record: CommitRecord) -> list[str]:

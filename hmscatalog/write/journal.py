@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Literal
 
 from hmscatalog.errors import HmsCatalogError, StorageError
-from hmscatalog.storage.filesystems import Storage, open_storage
+from hmscatalog.storage.filesystems import Storage, on_object_store, open_storage
 
 COMMITS_DIR = ".hms-commits"
 # Replaced files are written to <directory>/hms-v<write id> (see hmscatalog.write.commit).
@@ -129,22 +129,26 @@ class CommitRecord:
                                   "written by this version of hmscatalog") from exc
 
 
+def records_home(location: Path) -> Path:
+    """The directory of a table's records for its location's path: the location, or the
+    directory above when an overwrite has moved an unpartitioned table's files into a version
+    directory of it."""
+    return location.parent if location.name.startswith(VERSION_PREFIX) else location
+
+
 def table_home(location: str | None) -> tuple[Storage, Path] | None:
-    """The storage and directory that hold a table's commit records, lock and staging: its
-    location, or the directory above when an overwrite has moved an unpartitioned table's files
-    into a version directory of it. ``None`` where hmscatalog does not commit by renaming
-    (object stores), or cannot open the storage here (``hdfs://`` outside a Spark driver)."""
+    """The storage and directory (:func:`records_home`) that hold a table's commit records,
+    lock and staging. ``None`` where hmscatalog does not commit by renaming (object stores,
+    told by the location alone), or cannot open the storage here (``hdfs://`` outside a Spark
+    driver)."""
     text = (location or "").rstrip("/")
-    if not text:
+    if not text or on_object_store(text):
         return None
     try:
         storage, path = open_storage(text)
     except StorageError:
         return None
-    if not storage.renames:
-        return None
-    root = Path(path)
-    return storage, root.parent if root.name.startswith(VERSION_PREFIX) else root
+    return (storage, records_home(Path(path))) if storage.renames else None
 
 
 class Journal:

@@ -29,7 +29,7 @@ from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.model import Table
 from hmscatalog.storage.filesystems import on_object_store, open_storage
 from hmscatalog.write import direct, steps
-from hmscatalog.write.journal import CommitRecord, Journal, Owner, table_home
+from hmscatalog.write.journal import CommitRecord, Journal, Owner, records_home, table_home
 from hmscatalog.write.lock import TableLock
 
 log = logging.getLogger(__name__)
@@ -161,7 +161,7 @@ def recover(client: MetastoreClient, table: Table, locked: bool = False,
 def _recover_direct(client: MetastoreClient, table: Table,
                     storage_options: Mapping[str, str] | None, result: Recovery) -> Recovery:
     storage, location = open_storage((table.location or "").rstrip("/"), storage_options)
-    journal = Journal(storage, direct.direct_home(Path(location)))
+    journal = Journal(storage, records_home(Path(location)))
     if not journal.has_records():
         return result
     keep = config.read_count(table.parameters, config.WRITE_KEEP_REPLACED_SECONDS,

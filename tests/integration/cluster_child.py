@@ -26,6 +26,13 @@ if __name__ == "__main__":
              .config("spark.sql.shuffle.partitions", "4").getOrCreate())
     attach(spark, uri=uri)
     spark.sql("SET hive.exec.dynamic.partition.mode=nonstrict")
+
+    def rows(sql: str) -> list[tuple[object, ...]]:
+        return [tuple(r) for r in spark.sql(sql).collect()]
+
+    def plan(sql: str) -> str:
+        return str(spark.sql(sql)._jdf.queryExecution().executedPlan().toString())
+
     executors = spark.sparkContext._jsc.sc().getExecutorMemoryStatus().size() - 1
     found: dict[str, object] = {"executors": executors}
     spark.sql(f"CREATE TABLE hms.{database}.on_hdfs (v BIGINT) PARTITIONED BY (k INT) "
@@ -33,23 +40,17 @@ if __name__ == "__main__":
     spark.sql(f"INSERT INTO hms.{database}.on_hdfs SELECT /*+ REPARTITION(4) */ id, "
               "CAST(id % 5 AS INT) FROM range(1000)")
     spark.sql(f"INSERT OVERWRITE hms.{database}.on_hdfs PARTITION (k=4) SELECT id FROM range(3)")
-    found["hdfs"] = [tuple(r) for r in spark.sql(
-        f"SELECT k, count(*), sum(v) FROM hms.{database}.on_hdfs WHERE k >= 3 GROUP BY k "
-        "ORDER BY k").collect()]
-    found["hdfs_plan"] = spark.sql(
-        f"SELECT * FROM hms.{database}.on_hdfs WHERE k = 3")._jdf.queryExecution() \
-        .executedPlan().toString()
+    found["hdfs"] = rows(f"SELECT k, count(*), sum(v) FROM hms.{database}.on_hdfs WHERE k >= 3 "
+                         "GROUP BY k ORDER BY k")
+    found["hdfs_plan"] = plan(f"SELECT * FROM hms.{database}.on_hdfs WHERE k = 3")
     spark.sql(f"CREATE TABLE hms.{database}.written_s3 (v BIGINT) PARTITIONED BY (k INT) "
               f"STORED AS PARQUET LOCATION '{s3a_root}-written'")
     spark.sql(f"INSERT INTO hms.{database}.written_s3 SELECT /*+ REPARTITION(4) */ id, "
               "CAST(id % 3 AS INT) FROM range(300)")
-    found["s3a_written"] = [tuple(r) for r in spark.sql(
-        f"SELECT k, count(*) FROM hms.{database}.written_s3 GROUP BY k ORDER BY k").collect()]
-    found["s3a"] = [tuple(r) for r in spark.sql(
-        f"SELECT dt, count(*) FROM hms.{database}.on_s3 WHERE dt = '2024-01-02' "
-        "GROUP BY dt").collect()]
-    found["s3a_plan"] = spark.sql(
-        f"SELECT * FROM hms.{database}.on_s3 WHERE dt = '2024-01-02'")._jdf.queryExecution() \
-        .executedPlan().toString()
+    found["s3a_written"] = rows(f"SELECT k, count(*) FROM hms.{database}.written_s3 GROUP BY k "
+                                "ORDER BY k")
+    found["s3a"] = rows(f"SELECT dt, count(*) FROM hms.{database}.on_s3 WHERE dt = '2024-01-02' "
+                        "GROUP BY dt")
+    found["s3a_plan"] = plan(f"SELECT * FROM hms.{database}.on_s3 WHERE dt = '2024-01-02'")
     print(json.dumps(found))
     spark.stop()

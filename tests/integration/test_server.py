@@ -132,8 +132,10 @@ def test_postgres_db_settings(tmp_path: Path) -> None:
     assert backing.driver == "org.postgresql.Driver"
 
 
-def test_client_reconnects_after_server_restart(metastore: server.ServerInfo) -> None:
-    """Kill the session's metastore mid-session; the same client works once it is back."""
+def test_client_reconnects_after_server_restart(metastore: server.ServerInfo,
+                                                moto_s3: Any) -> None:
+    """Kill the session's metastore mid-session; the same client works once it is back (the
+    server restarts as the session started it, S3A and its settings included)."""
     data_dir = Path(metastore.data_dir)
     with MetastoreClient(metastore.uri, retries=6, backoff_s=0.2) as c:
         c.create_database("restart_db", if_not_exists=True)
@@ -145,7 +147,9 @@ def test_client_reconnects_after_server_restart(metastore: server.ServerInfo) ->
             time.sleep(0.1)
         with pytest.raises(MetastoreUnavailable):
             MetastoreClient(metastore.uri, retries=0).list_databases()
-        restarted = server.start(port=metastore.port, data_dir=data_dir)
+        restarted = server.start(port=metastore.port, data_dir=data_dir,
+                                 hive_version=metastore.hive_version, with_s3=metastore.s3,
+                                 hadoop_conf=moto_s3.hadoop_settings)
         assert restarted.pid != before.pid
         # The old connection is dead; the client notices, reconnects and retries.
         assert "restart_db" in c.list_databases()
@@ -180,11 +184,9 @@ def test_cli_starts_another_release(tmp_path: Path) -> None:
 
 
 def test_cli_with_s3_passes_its_settings_and_accepts_s3a_locations(
-        tmp_path: Path, moto_s3: Any, s3a_fetched: Any) -> None:
+        tmp_path: Path, moto_s3: Any, s3a_jars: list[str]) -> None:
     """``--with-s3`` puts S3A on the server's class path and ``--conf`` its settings in the
     server's configuration: the server itself makes the directory of an s3a:// database."""
-    if isinstance(s3a_fetched, str):
-        pytest.skip(s3a_fetched)
     moto_s3.create_bucket("cli-with-s3")
     data_dir, port = tmp_path / "hms", server.free_port()
     settings = [f"--conf={key}={value}" for key, value in moto_s3.hadoop_settings.items()]
@@ -205,13 +207,11 @@ def test_cli_with_s3_passes_its_settings_and_accepts_s3a_locations(
         server.stop(data_dir)
 
 
-def test_cli_prints_the_s3_jars_for_spark(s3a_fetched: Any) -> None:
-    if isinstance(s3a_fetched, str):
-        pytest.skip(s3a_fetched)
+def test_cli_prints_the_s3_jars_for_spark(s3a_jars: list[str]) -> None:
     printed = _cli("jars", "s3")
     assert printed.returncode == 0, printed.stderr
     jars = printed.stdout.strip().split(",")
-    assert jars == s3a_fetched and all(Path(j).is_file() for j in jars)
+    assert jars == s3a_jars and all(Path(j).is_file() for j in jars)
     assert any(Path(j).name.startswith("hadoop-aws-") for j in jars)
 
 
