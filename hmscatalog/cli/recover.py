@@ -1,8 +1,10 @@
-"""``hmscatalog recover``: finish or undo the writes into a table whose process died."""
+"""``hmscatalog recover`` and ``recover-path``: finish or undo the writes into a table, or into
+a path written by ``write_partitioned``, whose process died."""
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
 from hmscatalog.cli.arguments import add_table_arguments
@@ -20,6 +22,17 @@ def add_parser(commands: Any) -> None:
                     "catalog does the same.")
     add_table_arguments(parser)
     parser.set_defaults(func=run)
+    by_path = commands.add_parser(
+        "recover-path", help="finish or undo interrupted write_partitioned writes into a path",
+        description="The same for a directory that write_partitioned writes (local disk or "
+                    "s3://, credentials from the AWS_* environment variables). Every "
+                    "later write_partitioned into the path does the same. Uploads a killed S3 "
+                    "write left pending are invisible; only a Spark driver with S3A (the next "
+                    "write) or the bucket's lifecycle rule removes them.")
+    by_path.add_argument("path", help="the directory written")
+    by_path.add_argument("--s3-endpoint", metavar="URL", help="S3 endpoint (MinIO, moto...)")
+    by_path.add_argument("--s3-region", metavar="REGION")
+    by_path.set_defaults(func=run_path)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -39,4 +52,18 @@ def run(args: argparse.Namespace) -> int:
     for write_id in result.running:
         print(f"left running write {write_id} alone (its process is alive)")
     print(result)
+    return 0
+
+
+def run_path(args: argparse.Namespace) -> int:
+    from hmscatalog.storage.filesystems import open_storage
+    from hmscatalog.write.paths import recover_path
+
+    options = {key: value for key, value in (("s3.endpoint", args.s3_endpoint),
+                                             ("s3.region", args.s3_region)) if value}
+    storage, root = open_storage(args.path.rstrip("/"), options)
+    ended = recover_path(storage, Path(root))
+    for write_id in ended:
+        print(f"ended write {write_id}")
+    print(f"path {storage.uri(root)}: {len(ended)} interrupted write(s) finished or undone")
     return 0

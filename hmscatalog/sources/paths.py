@@ -256,12 +256,12 @@ def _file_columns(storage: Storage, path: str, file_format: str, partition_keys:
     if file_format == "parquet":
         import pyarrow.parquet as pq
 
-        with storage.filesystem.open_input_file(path) as handle:
+        with storage.open_input(path) as handle:
             schema = pq.read_schema(handle)
     elif file_format == "orc":
         import pyarrow.orc as po
 
-        with storage.filesystem.open_input_file(path) as handle:
+        with storage.open_input(path) as handle:
             schema = po.ORCFile(handle).schema
     else:
         raise StorageError(f"format {file_format!r} cannot be read by path; use parquet or orc")

@@ -1,8 +1,9 @@
-"""Spark integration: the ``hms`` catalog and path reads. The only package that imports pyspark
-and py4j."""
+"""Spark integration: the ``hms`` catalog, path reads and path writes. The only package that
+imports pyspark and py4j."""
 
 from hmscatalog.spark.attach import attach
+from hmscatalog.spark.path_write import PathWriteResult, write_partitioned
 from hmscatalog.spark.paths import read_partitioned
 from hmscatalog.spark.plugin import session_conf
 
-__all__ = ["attach", "read_partitioned", "session_conf"]
+__all__ = ["PathWriteResult", "attach", "read_partitioned", "session_conf", "write_partitioned"]

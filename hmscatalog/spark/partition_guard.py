@@ -19,6 +19,7 @@ partition columns (the only ones whose values can be empty, hold NUL or be long)
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from hmscatalog.metastore.model import Table
@@ -32,26 +33,42 @@ from hmscatalog.write.rules import MAX_NAME_BYTES
 _ESCAPED_CLASS = "[" + "".join(f"\\x{{{ord(c):x}}}" for c in sorted(ESCAPED_CHARACTERS)) + "]"
 
 
-def partition_guard(jvm: Jvm, table: Table, partition_columns: list[Any]) -> Any:
-    """``Some(WriterBucketSpec)`` for a table with string partition columns, else ``None``.
+def partition_guard(jvm: Jvm, owner: str, columns: Sequence[tuple[str, bool, Any]],
+                    refuse_null: bool = False) -> Any:
+    """``Some(WriterBucketSpec)`` when a partition column needs checking, else ``None``.
 
     Args:
-        partition_columns: the write's partition attributes, in ``table.partition_keys`` order.
+        owner: what is written, for messages (``table db.t``, ``write to /path``).
+        columns: ``(name, is a string, attribute)`` of each partition column, in directory
+            order.
+        refuse_null: NULL in any partition column raises an error naming the column, instead
+            of going to ``__HIVE_DEFAULT_PARTITION__``.
     """
-    strings = [(column.name, attr)
-               for column, attr in zip(table.partition_keys, partition_columns, strict=True)
-               if parse_hive_type(column.type).is_string]
-    if not strings:
+    checked = [(name, is_string, attr) for name, is_string, attr in columns
+               if is_string or refuse_null]
+    if not checked:
         return jvm.none()
     make = Expressions(jvm)
     bucket_id = make.literal(0)
-    for bit, (name, attr) in enumerate(strings):
-        marked = make.if_(make.equal_to(attr, make.literal("")),
-                          make.literal(1 << bit), make.literal(0))
-        checked = make.if_(_nameable(make, name, attr), marked,
-                           _refusal(make, table.qualified_name, name, attr))
-        bucket_id = make.bitwise_or(bucket_id, checked)
+    for bit, (name, is_string, attr) in enumerate(checked):
+        value = make.literal(0)
+        if is_string:
+            marked = make.if_(make.equal_to(attr, make.literal("")),
+                              make.literal(1 << bit), make.literal(0))
+            value = make.if_(_nameable(make, name, attr), marked,
+                             _refusal(make, owner, name, attr))
+        if refuse_null:
+            value = make.if_(make.is_null(attr), _null_refusal(make, owner, name), value)
+        bucket_id = make.bitwise_or(bucket_id, value)
     return writer_bucket_spec(jvm, bucket_id)
+
+
+def table_partition_guard(jvm: Jvm, table: Table, partition_columns: list[Any]) -> Any:
+    """:func:`partition_guard` of a table's write (``partition_columns`` in
+    ``table.partition_keys`` order)."""
+    return partition_guard(jvm, f"table {table.qualified_name}", [
+        (column.name, parse_hive_type(column.type).is_string, attr)
+        for column, attr in zip(table.partition_keys, partition_columns, strict=True)])
 
 
 def _nameable(make: Expressions, name: str, attr: Any) -> Any:
@@ -68,19 +85,29 @@ def _nameable(make: Expressions, name: str, attr: Any) -> Any:
     return make.or_(make.is_null(attr), make.and_(no_nul, short))
 
 
-def _refusal(make: Expressions, table: str, name: str, attr: Any) -> Any:
+def _raise(make: Expressions, message: Any) -> Any:
+    parameters = make.string_map([make.literal("message"), message])
+    return make.raise_int_error(make.literal(BARE_MESSAGE_CONDITION), parameters)
+
+
+def _refusal(make: Expressions, owner: str, name: str, attr: Any) -> Any:
     """An expression that raises ``[HMS_INVALID_PARTITION_VALUE]`` naming ``attr``'s value."""
     shown = make.substring(
         make.string_replace(attr, make.literal("\0"), make.literal("\\x00")),
         make.literal(1), make.literal(60))
-    where = f"' of column {name} of table {table} "
+    where = f"' of column {name} of {owner} "
     reason = make.if_(
         make.contains(attr, make.literal("\0")),
         make.literal("contains U+0000 (NUL), which a partition directory name cannot hold"),
         make.literal(f"makes a directory name over the {MAX_NAME_BYTES} bytes file systems "
                      "allow"))
-    message = make.concat([
+    return _raise(make, make.concat([
         make.literal("[HMS_INVALID_PARTITION_VALUE] partition value '"), shown,
-        make.literal(where), reason])
-    parameters = make.string_map([make.literal("message"), message])
-    return make.raise_int_error(make.literal(BARE_MESSAGE_CONDITION), parameters)
+        make.literal(where), reason]))
+
+
+def _null_refusal(make: Expressions, owner: str, name: str) -> Any:
+    """An expression that raises ``[HMS_NULL_PARTITION_VALUE]`` naming the column."""
+    return _raise(make, make.literal(
+        f"[HMS_NULL_PARTITION_VALUE] partition column {name} of {owner} is NULL in a row, "
+        "and null_partition='error' refuses NULL partition values"))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
+from collections.abc import Callable
 from functools import partial
 from typing import Any, Literal
 
@@ -27,7 +28,7 @@ from hmscatalog.spark.filters import translate_v2
 from hmscatalog.spark.internals.session import conf_value
 from hmscatalog.spark.internals.write import FileWrite, attributes_by_name, prepare_file_write
 from hmscatalog.spark.jvm import JavaProxy, Jvm
-from hmscatalog.spark.partition_guard import partition_guard
+from hmscatalog.spark.partition_guard import table_partition_guard
 from hmscatalog.spark.scan import CatalogContext
 from hmscatalog.storage.filesystems import on_object_store
 from hmscatalog.write import recovery
@@ -106,29 +107,35 @@ class HmsWriteBuilder(JavaProxy):
         return self
 
     def build(self) -> Any:
-        return HmsWrite(self._context, self._table, self._info, self._mode, self._static)
+        table = self._table
+        return SortedWrite(
+            self._jvm, f"hms {self._mode} {table.qualified_name}", f"table {table.qualified_name}",
+            [c.name for c in table.partition_keys],
+            lambda: HmsBatchWrite(self._context, table, self._info, self._mode, self._static))
 
     def buildForBatch(self) -> Any:
         return self.build().toBatch()
 
 
-class HmsWrite(JavaProxy):
-    """Asks Spark to sort rows by the partition columns within each task."""
+class SortedWrite(JavaProxy):
+    """A write that asks Spark to sort rows by the partition columns within each task, so that
+    each task has one file open at a time."""
 
     class Java:
         implements = [f"{WRITE}.RequiresDistributionAndOrdering"]
 
-    def __init__(self, context: CatalogContext, table: Table, info: Any,
-                 mode: Literal["append", "overwrite"], static: dict[str, str]) -> None:
-        self._context = context
-        self._jvm = context.jvm
-        self._table = table
-        self._info = info
-        self._mode = mode
-        self._static = static
+    def __init__(self, jvm: Jvm, label: str, target: str, partition_names: list[str],
+                 batch: Callable[[], Any]) -> None:
+        """``label``: what ``description`` shows; ``target``: what is written, for messages
+        (``table db.t``); ``batch`` makes the ``BatchWrite``."""
+        self._jvm = jvm
+        self._label = label
+        self._target = target
+        self._partition_names = partition_names
+        self._batch = batch
 
     def description(self) -> str:
-        return f"hms {self._mode} {self._table.qualified_name}"
+        return self._label
 
     def requiredDistribution(self) -> Any:
         return self._jvm.cls("org.apache.spark.sql.connector.distributions.Distributions") \
@@ -147,15 +154,14 @@ class HmsWrite(JavaProxy):
         expressions = "org.apache.spark.sql.connector.expressions"
         make = self._jvm.cls(f"{expressions}.Expressions")
         ascending = self._jvm.cls(f"{expressions}.SortDirection").ASCENDING
-        orders = [make.sort(make.column(c.name), ascending) for c in self._table.partition_keys]
+        orders = [make.sort(make.column(name), ascending) for name in self._partition_names]
         return self._jvm.array(self._jvm.cls(f"{expressions}.SortOrder"), orders)
 
     def toBatch(self) -> Any:
-        return HmsBatchWrite(self._context, self._table, self._info, self._mode, self._static)
+        return self._batch()
 
     def toStreaming(self) -> Any:
-        self._jvm.unsupported(
-            f"hms cannot write table {self._table.qualified_name} from a stream")
+        self._jvm.unsupported(f"hms cannot write {self._target} from a stream")
 
     def supportedCustomMetrics(self) -> Any:
         return self._jvm.array(
@@ -214,7 +220,7 @@ class HmsBatchWrite(JavaProxy):
         return prepare_file_write(
             jvm, self._write_id, output, table.format, info.options(),
             list(attributes.values()), data_columns, partition_columns,
-            partition_guard(jvm, table, partition_columns), magic=self._direct,
+            table_partition_guard(jvm, table, partition_columns), magic=self._direct,
             custom_locations=elsewhere)
 
     def createBatchWriterFactory(self, physical_info: Any) -> Any:

@@ -111,6 +111,11 @@ class Storage:
         with self.filesystem.open_input_stream(path) as stream:
             return bytes(stream.read()).decode("utf-8")
 
+    def open_input(self, path: str) -> Any:
+        """A seekable binary file over the file at ``path`` (for reading a data file's
+        footer)."""
+        return self.filesystem.open_input_file(path)
+
     def modified(self, path: str) -> float:
         """When the file at ``path`` was last changed, in seconds since the epoch.
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import builtins
 import errno
+import io
 import time
 from collections.abc import Callable
 from typing import Any
@@ -92,6 +93,12 @@ class HadoopStorage(Storage):
         return str(self._call("read", path, lambda: self._helper.readText(self._fs,
                                                                          self.uri(path))))
 
+    def open_input(self, path: str) -> Any:
+        size = self._call("stat", path, lambda: self._fs.getFileStatus(self._path(path))).getLen()
+        return _RangeReader(lambda offset, length: bytes(self._call(
+            "read", path, lambda: self._helper.read(self._fs, self.uri(path), offset, length))),
+            int(size))
+
     def modified(self, path: str) -> float:
         status = self._call("stat", path, lambda: self._fs.getFileStatus(self._path(path)))
         return int(status.getModificationTime()) / 1000.0
@@ -150,6 +157,39 @@ class HadoopStorage(Storage):
 
     def uri(self, path: str) -> str:
         return f"{self.scheme}://{self.authority}{path}"
+
+
+class _RangeReader(io.RawIOBase):
+    """A seekable file whose reads are byte ranges fetched by ``read(offset, length)``: the
+    footer of a Parquet or ORC file costs a few calls into the JVM, not the whole file."""
+
+    def __init__(self, read: Callable[[int, int], bytes], size: int) -> None:
+        self._read = read
+        self._size = size
+        self._position = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self._position
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        base = {io.SEEK_SET: 0, io.SEEK_CUR: self._position, io.SEEK_END: self._size}[whence]
+        self._position = max(0, base + offset)
+        return self._position
+
+    def readinto(self, buffer: Any) -> int:
+        length = min(len(buffer), self._size - self._position)
+        if length <= 0:
+            return 0
+        data = self._read(self._position, length)
+        buffer[:len(data)] = data
+        self._position += len(data)
+        return len(data)
 
 
 def _reason(exc: BaseException) -> str:

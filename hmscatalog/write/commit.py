@@ -83,7 +83,7 @@ def _home(table: Table) -> tuple[Storage, Path]:
     return home
 
 
-def _target_name(write_id: str, name: str, counter: Iterator[int]) -> str:
+def target_name(write_id: str, name: str, counter: Iterator[int]) -> str:
     match = _SPARK_FILE.fullmatch(name)
     if match is None:
         return f"part-{write_id}-{next(counter):05d}-{name}"
@@ -274,7 +274,7 @@ class TableCommit:
                 create(trash / (name or "_table"))
                 record.moves += [(str(p), str(trash / (name or "_table") / p.name)) for p in old]
             create(target)
-            record.moves += [(str(p), str(target / _target_name(record.write_id, p.name, counter)))
+            record.moves += [(str(p), str(target / target_name(record.write_id, p.name, counter)))
                              for p in files]
         record.created_dirs = list(created)
         record.new = [name for name in staged if names and name not in existing]

@@ -72,7 +72,48 @@ def _same(location: str | None, expected: str) -> bool:
     return location is not None and strip(location) == strip(expected)
 
 
-class DirectCommit:
+class RecordedWrite:
+    """A write into an object store that keeps its record (:mod:`~hmscatalog.write.journal`)
+    in ``<root>/.hms-commits/``, saved again every ``HEARTBEAT_S`` seconds while it runs (an
+    object's time changes only with its contents), so that other hosts can tell it is alive."""
+
+    def __init__(self, storage: Storage, root: Path, record: CommitRecord) -> None:
+        self._journal = Journal(storage, root)
+        self._record = record
+        self._saving = threading.Lock()
+        self._stop = threading.Event()
+
+    @property
+    def write_id(self) -> str:
+        return self._record.write_id
+
+    def begin(self) -> None:
+        """Save the write's record before any task writes, and start renewing it."""
+        self._save()
+        threading.Thread(target=self._beat, name=f"hms-heartbeat-{self.write_id}",
+                         daemon=True).start()
+        faults.reached("begin")
+
+    def _save(self) -> None:
+        with self._saving:
+            if not self._stop.is_set():
+                self._journal.save(self._record)
+
+    def _beat(self) -> None:
+        while not self._stop.wait(HEARTBEAT_S):
+            try:
+                self._save()
+            except (OSError, HmsCatalogError) as exc:
+                log.warning("could not renew the record of write %s: %s", self.write_id, exc)
+
+    def _end(self) -> None:
+        """Stop renewing the record; a renewal under way ends before this returns."""
+        self._stop.set()
+        with self._saving:
+            pass
+
+
+class DirectCommit(RecordedWrite):
     """Commit the files one write put at their final names into ``table``.
 
     Args:
@@ -94,26 +135,10 @@ class DirectCommit:
         self.base = base
         self.base_uri = self._storage.uri(str(base))
         self._elsewhere: dict[str, str] = {}  # partition name -> its directory, off base/k=v
-        self._journal = Journal(self._storage, self._root)
-        self._record = CommitRecord(
+        super().__init__(self._storage, self._root, CommitRecord(
             write_id=write_id, table=table.qualified_name, mode=mode,
             owner=Owner.this_process(), staging=str(base / f"{MAGIC_PREFIX}{write_id}"),
-            trash=str(self._root / f".hms-trash-{write_id}"))
-        self._saving = threading.Lock()
-        self._stop = threading.Event()
-
-    @property
-    def write_id(self) -> str:
-        return self._record.write_id
-
-    def begin(self) -> None:
-        """Save the write's record before any task writes, and again every ``HEARTBEAT_S``
-        seconds until the write ends (an object's time changes only with its contents), so
-        that other hosts can tell it is alive."""
-        self._save()
-        threading.Thread(target=self._beat, name=f"hms-heartbeat-{self.write_id}",
-                         daemon=True).start()
-        faults.reached("begin")
+            trash=str(self._root / f".hms-trash-{write_id}")))
 
     def partitions_elsewhere(self, static: Mapping[str, str]) -> list[tuple[dict[str, str], str]]:
         """For an append: the existing partitions (those matching the static values) stored
@@ -138,18 +163,6 @@ class DirectCommit:
             self._elsewhere[name] = path
             found.append((values, self._storage.uri(path)))
         return found
-
-    def _save(self) -> None:
-        with self._saving:
-            if not self._stop.is_set():
-                self._journal.save(self._record)
-
-    def _beat(self) -> None:
-        while not self._stop.wait(HEARTBEAT_S):
-            try:
-                self._save()
-            except (OSError, HmsCatalogError) as exc:
-                log.warning("could not renew the record of write %s: %s", self.write_id, exc)
 
     def commit(self, written: Sequence[str], complete: Callable[[], None],
                static: Mapping[str, str] | None = None,
@@ -194,9 +207,7 @@ class DirectCommit:
                 f"the write into {table.qualified_name} failed ({exc}) and could not be undone "
                 f"completely; its record {self._journal.path(record.write_id)} is kept") \
                 from exc
-        self._stop.set()
-        with self._saving:  # a renewal under way ends before the record changes for good
-            pass
+        self._end()  # a renewal under way ends before the record changes for good
         try:
             steps.keep_replaced(self._journal, record, keep)
         except OSError as exc:
@@ -206,11 +217,10 @@ class DirectCommit:
     def abort(self) -> None:
         """End a write that will not be committed: abort the uploads it left pending, delete
         its magic committer's work directory, then its record."""
-        self._stop.set()
+        self._end()
         abort_uploads(self.base_uri, self.write_id)
-        with self._saving:
-            self._storage.delete(self._record.staging)
-            self._journal.remove(self._record.write_id)
+        self._journal.storage.delete(self._record.staging)
+        self._journal.remove(self._record.write_id)
 
     def _plan(self, written: list[str]) -> dict[str, Partition]:
         table, record = self._table, self._record

@@ -6,8 +6,9 @@ Set ``HMSCATALOG_FAULTS`` to a comma-separated list of ``<action>@<point>[:<n>]`
 (``fail``, as a failing metastore or disk would); ``note`` appends ``<point> <pid>`` to the file
 named by ``HMSCATALOG_FAULTS_NOTES`` every time (at ``locked``: the order of commits). Without
 the variable every point costs one dictionary lookup. The points are ``begin``, ``locked``,
-``commit-record``, ``move``, ``committed``, ``register``, ``statistics``, ``cleanup``,
-``abort-record`` and ``undo-move``.
+``commit-record``, ``move``, ``committed``, ``register``, ``statistics``, ``retire`` (a path
+write on S3, before it deletes what an overwrite replaced), ``cleanup``, ``abort-record`` and
+``undo-move``.
 """
 
 from __future__ import annotations

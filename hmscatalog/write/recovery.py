@@ -62,7 +62,7 @@ class Recovery:
         return f"{self.table}: " + ", ".join(parts)
 
 
-def _dead(record: CommitRecord, heartbeat_age_s: float, locked: bool) -> bool:
+def is_dead(record: CommitRecord, heartbeat_age_s: float, locked: bool) -> bool:
     """Whether the record's write will never go on. Past the ``writing`` state a write holds
     the commit lock until it is done or has given up, so under the lock such a record is dead
     whatever its process is doing."""
@@ -112,7 +112,7 @@ def recover(client: MetastoreClient, table: Table, locked: bool = False,
     every = journal.records()
     records = [(r, age) for r, age in every if r.state != "done"]
     due = [r for r, _ in every if r.state == "done" and r.retire_after <= now]
-    live = [r for r, age in records if not _dead(r, age, locked)]
+    live = [r for r, age in records if not is_dead(r, age, locked)]
     owned = {path for r in live for path in (r.staging, r.trash)}
     result.running = [r.write_id for r in live]
     if not due and len(live) == len(records) and all(p in owned for p in leftovers):
@@ -173,7 +173,7 @@ def _recover_direct(client: MetastoreClient, table: Table,
                 journal.remove(record.write_id)
                 result.retired.append(record.write_id)
             continue
-        if not _dead(record, age, locked=False):
+        if not is_dead(record, age, locked=False):
             result.running.append(record.write_id)
             continue
         if record.state == "committed":

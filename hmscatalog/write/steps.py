@@ -62,8 +62,10 @@ def _done(storage: Storage, source: str, target: str) -> bool:
 
 
 def moves_done(storage: Storage, record: CommitRecord) -> bool:
-    """Whether every planned move has been made (the write is then finished, not undone)."""
-    return all(_done(storage, source, target) for source, target in record.moves)
+    """Whether every planned move has been made (the write is then finished, not undone).
+    Moves are made in order, so that is whether the last one was: an earlier move's source
+    may be taken again by a later move (a directory swapped for a new one)."""
+    return not record.moves or _done(storage, *record.moves[-1])
 
 
 def move_files(storage: Storage, record: CommitRecord) -> None:
@@ -156,23 +158,7 @@ def roll_back(client: MetastoreClient, storage: Storage, table: Table,
                                    delete_data=False, if_exists=True)
         except (HmsCatalogError, NoSuchPartition) as exc:
             problems.append(f"could not drop partitions {record.registered}: {exc}")
-    for source, target in reversed(record.moves):
-        if not _done(storage, source, target):
-            continue
-        faults.reached("undo-move")
-        try:
-            storage.make_dirs(str(Path(source).parent))
-            storage.rename(target, source)
-        except OSError as exc:
-            problems.append(f"could not move {target} back to {source}: {exc}")
-    for directory in reversed(record.created_dirs):
-        try:
-            storage.remove_dir(directory)
-        except FileNotFoundError:
-            pass
-        except OSError as exc:
-            if storage.list(directory) == []:  # an empty directory that stayed
-                problems.append(f"could not remove {directory}: {exc}")
+    problems += undo_moves(storage, record)
     # After the files are back: the metastore may recount them when statistics change. A
     # write still in the "committing" state has not reached the metastore.
     try:
@@ -193,6 +179,30 @@ def roll_back(client: MetastoreClient, storage: Storage, table: Table,
         problems.append(f"could not restore the statistics of {table.qualified_name}: {exc}")
     for problem in problems:
         log.error("undoing write %s into %s: %s", record.write_id, table.qualified_name, problem)
+    return problems
+
+
+def undo_moves(storage: Storage, record: CommitRecord) -> list[str]:
+    """Move back every file (or directory) the write moved, newest first, and remove the
+    directories it created; returns what could not be undone."""
+    problems: list[str] = []
+    for source, target in reversed(record.moves):
+        if not _done(storage, source, target):
+            continue
+        faults.reached("undo-move")
+        try:
+            storage.make_dirs(str(Path(source).parent))
+            storage.rename(target, source)
+        except OSError as exc:
+            problems.append(f"could not move {target} back to {source}: {exc}")
+    for directory in reversed(record.created_dirs):
+        try:
+            storage.remove_dir(directory)
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            if storage.list(directory) == []:  # an empty directory that stayed
+                problems.append(f"could not remove {directory}: {exc}")
     return problems
 
 

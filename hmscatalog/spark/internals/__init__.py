@@ -9,7 +9,8 @@ goes through Spark classes that are not public API, and only through the functio
   (by which a function picks a form that changed between supported releases), and the newer
   public APIs some features need (:func:`~.versions.require_spark`).
 * :mod:`.session` — ``SessionState``/``SQLConf`` (settings, time zone, Hadoop configurations),
-  ``DataSourceV2Relation`` + ``classic.Dataset.ofRows``, ``CatalogV2Util``.
+  ``DataSourceV2Relation`` + ``classic.Dataset.ofRows`` (reads, and writes by
+  ``AppendData``/``OverwritePartitionsDynamic``), ``CatalogV2Util``.
 * :mod:`.read` — ``PredicateUtils.toV1``, V2 operand classes and literal values,
   ``FileStatusCache``, ``InMemoryFileIndex``, ``PartitionSpec``/``PartitionPath``,
   ``PartitioningUtils.parsePartitions``, ``Parquet/OrcScanBuilder`` and their data-filter push.

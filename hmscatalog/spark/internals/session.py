@@ -1,6 +1,6 @@
 """A session's internals: its settings and Hadoop configuration (``SessionState``, ``SQLConf``),
-DataFrames over tables that no catalog holds, the built-in catalog's tables (``V1Table``) and
-``CatalogV2Util``.
+DataFrames over tables that no catalog holds and writes into them, the built-in catalog's tables
+(``V1Table``) and ``CatalogV2Util``.
 
 ``SparkSession.sessionState`` is ``@Unstable`` and ``SessionState`` is ``private[sql]``;
 ``SQLConf`` lives in ``org.apache.spark.sql.internal``. Checked in Spark 4.0 to 4.3.
@@ -8,6 +8,7 @@ DataFrames over tables that no catalog holds, the built-in catalog's tables (``V
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING, Any
 
 from py4j.protocol import Py4JJavaError
@@ -69,6 +70,31 @@ def dataframe(spark: Any, jvm: Jvm, table: Any) -> Any:
     ).create(table, jvm.none(), jvm.none())
     return DataFrame(jvm.scala_object("org.apache.spark.sql.classic.Dataset").ofRows(
         jvm.jsession, relation), spark)
+
+
+def write_into(jvm: Jvm, table: Any, dataframe: Any, dynamic_overwrite: bool) -> None:
+    """Write a PySpark ``DataFrame`` into ``table`` (a Python connector ``Table`` with
+    ``SupportsWrite``) that no catalog holds, by position, as ``INSERT INTO`` (``AppendData``)
+    or a dynamic partition overwrite (``OverwritePartitionsDynamic``) over
+    ``DataSourceV2Relation.create(table, None, None)``, run eagerly by
+    ``classic.Dataset.ofRows`` as ``spark.sql`` runs a command; errors as PySpark raises
+    them. ``byPosition`` has a fourth argument (schema evolution) from Spark 4.1, taken at
+    its default."""
+    from py4j.protocol import Py4JError
+    from pyspark.errors.exceptions.captured import capture_sql_exception
+
+    logical = "org.apache.spark.sql.catalyst.plans.logical"
+    command = jvm.scala_object(f"{logical}.OverwritePartitionsDynamic" if dynamic_overwrite
+                               else f"{logical}.AppendData")
+    relation = jvm.scala_object(
+        "org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation"
+    ).create(table, jvm.none(), jvm.none())
+    arguments = [relation, dataframe._jdf.queryExecution().analyzed(), jvm.scala_map({})]
+    with contextlib.suppress(Py4JError):  # Spark 4.0 has three arguments
+        arguments.append(getattr(command, "byPosition$default$4")())
+    plan = command.byPosition(*arguments)
+    dataset = jvm.scala_object("org.apache.spark.sql.classic.Dataset")
+    capture_sql_exception(lambda: dataset.ofRows(jvm.jsession, plan))()
 
 
 def builtin_table_storage(jvm: Jvm, table: Any) -> tuple[str | None, str | None,

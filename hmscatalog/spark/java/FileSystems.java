@@ -48,6 +48,16 @@ public final class FileSystems {
     }
   }
 
+  /** {@code length} bytes of the file at {@code path} from {@code offset}. */
+  public static byte[] read(FileSystem fs, String path, long offset, int length)
+      throws IOException {
+    byte[] buffer = new byte[length];
+    try (FSDataInputStream in = fs.open(new Path(path))) {
+      in.readFully(offset, buffer);
+    }
+    return buffer;
+  }
+
   /** Write {@code text} to a new file at {@code path}; fails if one is there. */
   public static void create(FileSystem fs, String path, String text) throws IOException {
     try (OutputStream out = fs.create(new Path(path), false)) {
