@@ -41,7 +41,7 @@ _MODES: dict[str, PathMode] = {"append": "append", "overwrite_partitions": "over
                                "error": "error"}
 # Spark types a partition directory can name and read back exactly (simpleString prefixes).
 _PARTITION_TYPES = ("string", "char", "varchar", "tinyint", "smallint", "int", "bigint",
-                    "decimal", "boolean", "date", "timestamp", "timestamp_ntz")
+                    "decimal", "boolean", "date", "timestamp")
 
 
 @dataclass(frozen=True)
@@ -85,8 +85,8 @@ def write_partitioned(df: Any, path: str, partition_by: Sequence[str],
         path: a directory: local, ``hdfs://`` (or any Hadoop file system that renames) or
             ``s3a://``.
         partition_by: the partition columns, outermost directory first. They may be STRING,
-            CHAR/VARCHAR, integers, DECIMAL, BOOLEAN, DATE, TIMESTAMP(_NTZ); FLOAT, DOUBLE,
-            BINARY and complex types are refused (their values do not read back exactly).
+            CHAR/VARCHAR, integers, DECIMAL, BOOLEAN, DATE, TIMESTAMP; FLOAT, DOUBLE,
+            BINARY, TIMESTAMP_NTZ (no Hive type holds it) and complex types are refused.
         format: ``parquet`` or ``orc``.
         mode: ``append`` adds files and never replaces one; ``overwrite_partitions`` replaces
             the partitions that receive rows and keeps the others (Spark's dynamic partition
@@ -328,19 +328,8 @@ class PathBatchWrite(JavaProxy):
         files = sum(int(s.numFiles()) for s in stats)
         rows = sum(int(s.numRows()) for s in stats)
         if isinstance(self._commit, PathDirectCommit):
-            completed = False
-
-            def complete() -> None:
-                nonlocal completed
-                self._files.commit_job(results)
-                completed = True
-
-            try:
-                self._commit.commit(written, complete)
-            except BaseException:
-                if not completed:
-                    self._files.abort()
-                raise
+            direct = self._commit
+            self._files.commit_within(results, lambda complete: direct.commit(written, complete))
         else:
             try:
                 self._files.commit_job(results)

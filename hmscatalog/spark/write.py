@@ -265,22 +265,11 @@ class HmsBatchWrite(JavaProxy):
         written = sorted({name for names in per_task for name in names}) \
             if self._table.partition_keys else [""]
         limits = self._settings if self._table.partition_keys else None
-        completed = False
-
-        def complete() -> None:
-            nonlocal completed
-            self._files.commit_job(results)
-            completed = True
-
-        try:
-            self._commit.commit(
-                written, complete, self._static,
-                check=None if limits is None else lambda count: check_partition_counts(
-                    count, [len(names) for names in per_task], limits))
-        except BaseException:
-            if not completed:  # the commit undid itself, pending uploads included
-                self._files.abort()
-            raise
+        commit = self._commit
+        self._files.commit_within(results, lambda complete: commit.commit(
+            written, complete, self._static,
+            check=None if limits is None else lambda count: check_partition_counts(
+                count, [len(names) for names in per_task], limits)))
 
     def abort(self, messages: Any) -> None:
         if self._committing and self._direct:

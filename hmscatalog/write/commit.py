@@ -113,22 +113,21 @@ def staged_partitions(storage: Storage, staging: Path, depth: int) -> dict[str, 
     return found
 
 
-class TableCommit:
-    """Commit the staged output of one write into ``table``."""
+class StagedWrite:
+    """A write whose tasks write into ``<root>/.hms-staging-<write id>`` on storage that
+    renames, with its record in ``<root>/.hms-commits/`` kept fresh by a heartbeat."""
 
-    def __init__(self, client: MetastoreClient, table: Table, write_id: str) -> None:
-        self._client = client
-        self._table = table
-        self._storage, self._root = _home(table)
-        self.staging = self._root / f"{STAGING_PREFIX}{write_id}"
-        self.staging_uri = self._storage.uri(str(self.staging))
-        self._journal = Journal(self._storage, self._root)
+    def __init__(self, storage: Storage, root: Path, write_id: str, label: str, mode: str) -> None:
+        """``label``: what the record names as written (a table, ``path <uri>``)."""
+        self._storage = storage
+        self._root = root
+        self.staging = root / f"{STAGING_PREFIX}{write_id}"
+        self.staging_uri = storage.uri(str(self.staging))
+        self._journal = Journal(storage, root)
         self._record = CommitRecord(
-            write_id=write_id, table=table.qualified_name, mode="append",
-            owner=Owner.this_process(), staging=str(self.staging),
-            trash=str(self._root / f"{TRASH_PREFIX}{write_id}"))
+            write_id=write_id, table=label, mode=mode, owner=Owner.this_process(),
+            staging=str(self.staging), trash=str(root / f"{TRASH_PREFIX}{write_id}"))
         self._heartbeat: Heartbeat | None = None
-        self.lock_timeout_s = LOCK_TIMEOUT_S
 
     def begin(self) -> None:
         """Save the write's record before any task writes into the staging directory."""
@@ -138,6 +137,33 @@ class TableCommit:
         self._journal.save(self._record)
         self._heartbeat = Heartbeat(self._storage, self._journal.path(self._record.write_id))
         faults.reached("begin")
+
+    def abort(self) -> None:
+        """Remove the staged output of a write that will not be committed."""
+        try:
+            self._finish()
+        finally:
+            self._end()
+
+    def _finish(self) -> None:
+        steps.remove_leftovers(self._storage, self._record)
+        self._journal.remove(self._record.write_id)
+
+    def _end(self) -> None:
+        if self._heartbeat is not None:
+            self._heartbeat.stop()
+            self._heartbeat = None
+        recovery.ACTIVE.discard(self._record.write_id)
+
+
+class TableCommit(StagedWrite):
+    """Commit the staged output of one write into ``table``."""
+
+    def __init__(self, client: MetastoreClient, table: Table, write_id: str) -> None:
+        self._client = client
+        self._table = table
+        super().__init__(*_home(table), write_id, table.qualified_name, "append")
+        self.lock_timeout_s = LOCK_TIMEOUT_S
 
     def commit(self, mode: Mode, static: Mapping[str, str] | None = None,
                check: Callable[[int], None] | None = None) -> CommitResult:
@@ -163,19 +189,6 @@ class TableCommit:
             raise
         finally:
             self._end()
-
-    def abort(self) -> None:
-        """Remove the staged output of a write that will not be committed."""
-        try:
-            self._finish()
-        finally:
-            self._end()
-
-    def _end(self) -> None:
-        if self._heartbeat is not None:
-            self._heartbeat.stop()
-            self._heartbeat = None
-        recovery.ACTIVE.discard(self._record.write_id)
 
     # -- the steps --------------------------------------------------------------------------
 
@@ -217,10 +230,6 @@ class TableCommit:
                               sum(len(f) for f in staged.values()))
         self._keep_replaced(keep)
         return result
-
-    def _finish(self) -> None:
-        steps.remove_leftovers(self._storage, self._record)
-        self._journal.remove(self._record.write_id)
 
     def _keep_replaced(self, keep: int) -> None:
         """Keep the files of replaced partitions ``keep`` seconds

@@ -106,6 +106,16 @@ class RecordedWrite:
             except (OSError, HmsCatalogError) as exc:
                 log.warning("could not renew the record of write %s: %s", self.write_id, exc)
 
+    def _complete(self, complete: Callable[[], None]) -> None:
+        """Save the planned (``committing``) record, complete the uploads, save it as
+        ``committed``: from then on the write is finished, never undone."""
+        self._save()
+        faults.reached("commit-record")
+        complete()
+        self._record.state = "committed"
+        faults.reached("committed")
+        self._save()
+
     def _end(self) -> None:
         """Stop renewing the record; a renewal under way ends before this returns."""
         self._stop.set()
@@ -191,12 +201,7 @@ class DirectCommit(RecordedWrite):
             if check is not None:
                 check(len(targets))
             existing = self._plan(list(targets))
-            self._save()
-            faults.reached("commit-record")
-            complete()
-            record.state = "committed"
-            faults.reached("committed")
-            self._save()
+            self._complete(complete)
             steps.publish(self._client, self._storage, table, record, registered,
                           existing=list(existing.values()))
         except BaseException as exc:

@@ -35,8 +35,8 @@ from typing import Literal
 from hmscatalog.errors import HmsCatalogError, RecoveryFailed, WriteFailed
 from hmscatalog.storage.filesystems import Storage
 from hmscatalog.write import direct, faults, recovery, steps
-from hmscatalog.write.commit import STAGING_PREFIX, TRASH_PREFIX, staged_partitions
-from hmscatalog.write.journal import CommitRecord, Heartbeat, Journal, Owner
+from hmscatalog.write.commit import TRASH_PREFIX, StagedWrite, staged_partitions
+from hmscatalog.write.journal import CommitRecord, Journal, Owner
 from hmscatalog.write.lock import CommitLockTimeout, TableLock
 
 log = logging.getLogger(__name__)
@@ -119,33 +119,22 @@ def _checksums(storage: Storage, renamed: list[tuple[Path, Path]]) -> list[tuple
     return moves
 
 
-class PathCommit:
+class PathCommit(StagedWrite):
     """Commit the staged output of one write into the directory ``root`` of ``storage``,
     which renames atomically (local disk, HDFS)."""
 
     def __init__(self, storage: Storage, root: Path, write_id: str, mode: PathMode,
                  depth: int, filename_pattern: str | None = None) -> None:
-        self._storage = storage
-        self._root = root
+        self.label = f"path {storage.uri(str(root))}"
+        super().__init__(storage, root, write_id, self.label, mode)
         self._mode = mode
         self._depth = depth
         self._pattern = filename_pattern
-        self.label = f"path {storage.uri(str(root))}"
-        self.staging = root / f"{STAGING_PREFIX}{write_id}"
-        self.staging_uri = storage.uri(str(self.staging))
-        self._journal = Journal(storage, root)
-        self._record = CommitRecord(
-            write_id=write_id, table=self.label, mode=mode, owner=Owner.this_process(),
-            staging=str(self.staging), trash=str(root / f"{TRASH_PREFIX}{write_id}"))
-        self._heartbeat: Heartbeat | None = None
 
     def begin(self) -> None:
-        """Save the write's record before any task writes into the staging directory."""
+        """End the path's writes whose process died, then save this one's record."""
         recover_path(self._storage, self._root)
-        recovery.ACTIVE.add(self._record.write_id)
-        self._journal.save(self._record)
-        self._heartbeat = Heartbeat(self._storage, self._journal.path(self._record.write_id))
-        faults.reached("begin")
+        super().begin()
 
     def commit(self) -> list[str]:
         """Move the staged files into place (see the module's docstring); returns the
@@ -190,23 +179,6 @@ class PathCommit:
             self._finish()
             raise
         self._finish()
-
-    def abort(self) -> None:
-        """Remove the staged output of a write that will not be committed."""
-        try:
-            self._finish()
-        finally:
-            self._end()
-
-    def _finish(self) -> None:
-        steps.remove_leftovers(self._storage, self._record)
-        self._journal.remove(self._record.write_id)
-
-    def _end(self) -> None:
-        if self._heartbeat is not None:
-            self._heartbeat.stop()
-            self._heartbeat = None
-        recovery.ACTIVE.discard(self._record.write_id)
 
     def _plan(self, staged: dict[str, list[Path]]) -> None:
         storage, record = self._storage, self._record
@@ -281,12 +253,7 @@ class PathDirectCommit(direct.RecordedWrite):
                 if self._mode == "overwrite":  # the uploads are not visible yet
                     record.retire += [str(p) for p in _visible(storage, target)]
             record.state = "committing"
-            self._save()
-            faults.reached("commit-record")
-            complete()
-            record.state = "committed"
-            faults.reached("committed")
-            self._save()
+            self._complete(complete)
         except BaseException as exc:
             problems = [] if record.state == "writing" else \
                 direct.delete_written(storage, record)

@@ -189,11 +189,12 @@ def test_file_names_from_a_pattern(spark: Any, tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("column", "kind"), [
     ("f", "float"), ("x", "double"), ("arr", "array<int>"), ("m", "map<string,int>"),
-    ("st", "struct<a:int>"), ("b", "binary")])
+    ("st", "struct<a:int>"), ("b", "binary"), ("ntz", "timestamp_ntz")])
 def test_partition_columns_of_inexact_types_are_refused_by_name(
         spark: Any, tmp_path: Path, column: str, kind: str) -> None:
     df = spark.sql("SELECT 1 AS v, CAST(1.5 AS FLOAT) AS f, 2.5D AS x, array(1) AS arr, "
-                   "map('a', 1) AS m, named_struct('a', 1) AS st, X'01' AS b")
+                   "map('a', 1) AS m, named_struct('a', 1) AS st, X'01' AS b, "
+                   "TIMESTAMP_NTZ'2024-01-01 00:00:00' AS ntz")
     path = tmp_path / "t"
     with pytest.raises(ValueError) as refused:
         write_partitioned(df, str(path), [column.upper()])

@@ -9,7 +9,7 @@ in all four.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from hmscatalog.errors import HmsCatalogError
@@ -105,6 +105,25 @@ class FileWrite:
     def abort(self) -> None:
         """``FileCommitProtocol.abortJob``: remove what the tasks wrote."""
         self._committer.abortJob(self._job)
+
+    def commit_within(self, messages: Sequence[Any],
+                      commit: Callable[[Callable[[], None]], None]) -> None:
+        """Run ``commit(complete)``, where ``complete()`` commits the job (on S3: completes
+        the uploads, the moment the files show); if ``commit`` raises before that, the job is
+        aborted (its pending uploads too)."""
+        completed = False
+
+        def complete() -> None:
+            nonlocal completed
+            self.commit_job(messages)
+            completed = True
+
+        try:
+            commit(complete)
+        except BaseException:
+            if not completed:
+                self.abort()
+            raise
 
 
 def prepare_file_write(jvm: Jvm, write_id: str, staging: str, file_format: StorageFormat | None,
