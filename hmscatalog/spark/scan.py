@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import replace
 from functools import partial
 from typing import Any, NamedTuple
 
@@ -63,32 +64,70 @@ class CatalogContext:
 
 
 class HmsScan(JavaProxy):
-    """Spark's own file scan, with hmscatalog's description for EXPLAIN.
+    """Spark's own file scan, with hmscatalog's description for EXPLAIN, narrowed at run time.
 
     The description is made when first asked for, so that counting the table's partitions
-    overlaps with the rest of planning.
+    overlaps with the rest of planning. Spark's dynamic partition pruning hands the scan, before
+    it runs, the partition-column values the other side of a join selected (an IN list):
+    :meth:`filter` asks the partition source again with those values added to the query's own
+    partition predicate (a metastore filter, directories listed, values projected) and reads
+    only what that selects; EXPLAIN shows it as ``RuntimeFilters``, and the scan's description
+    then says how many partitions it read.
     """
 
     class Java:
-        implements = [f"{READ}.Scan", f"{READ}.SupportsReportStatistics"]
+        implements = [f"{READ}.Scan", f"{READ}.SupportsReportStatistics",
+                      f"{READ}.SupportsRuntimeV2Filtering"]
 
-    def __init__(self, jvm: Jvm, inner: Any, describe: Callable[[], str]) -> None:
+    def __init__(self, jvm: Jvm, inner: Any, describe: Callable[[Selection], str],
+                 selection: Selection, runtime: Runtime | None = None) -> None:
         self._jvm = jvm
         self._inner = inner
         self._describe = describe
+        self._selection = selection
+        self._runtime = runtime
         self._description: str | None = None
         self._columnar: Any = None
+        self._filtered = False
 
     def readSchema(self) -> Any:
         return self._inner.readSchema()
 
     def description(self) -> str:
         if self._description is None:
-            self._description = f"{self._describe()} {self._inner.description()}"
+            narrowed = " after runtime filtering" if self._filtered else ""
+            self._description = (f"{self._describe(self._selection)}{narrowed} "
+                                 f"{self._inner.description()}")
         return self._description
 
     def toBatch(self) -> Any:
         return self._inner.toBatch()
+
+    def filterAttributes(self) -> Any:
+        names = [] if self._runtime is None else self._runtime.columns
+        make = self._jvm.cls("org.apache.spark.sql.connector.expressions.Expressions")
+        return self._jvm.array(
+            self._jvm.cls("org.apache.spark.sql.connector.expressions.NamedReference"),
+            [make.column(name) for name in names])
+
+    def filter(self, predicates: Any) -> None:
+        if self._runtime is None:
+            return
+        v2, v1 = read.v1_filters(self._jvm, predicates)
+        found = [translate(f)[0] if f is not None else translate_v2(p)[0]
+                 for p, f in zip(v2, v1, strict=True)]
+        selection = self._runtime.select(and_all([self._runtime.predicate, *found]))
+        self._inner = self._runtime.scan(selection)
+        self._selection = replace(selection, total=self._selection.total)
+        self._filtered = True
+        self._description = None
+        self._columnar = None
+
+    def supportsIterativePushdown(self) -> bool:
+        return False  # Spark 4.3: one filter() call with every runtime predicate
+
+    def pushedPredicates(self) -> Any:
+        return self._jvm.array(self._jvm.cls(PREDICATE), [])
 
     def columnarSupportMode(self) -> Any:
         if self._columnar is None:
@@ -120,6 +159,16 @@ class HmsScan(JavaProxy):
 
     def toString(self) -> str:
         return self.description()
+
+
+class Runtime(NamedTuple):
+    """What a scan needs to narrow itself at run time: its partition columns, the query's own
+    partition predicate, a way to select partitions and one to build the file scan."""
+
+    columns: list[str]
+    predicate: Predicate
+    select: Callable[[Predicate], Selection]
+    scan: Callable[[Selection], Any]
 
 
 class _Pushed(NamedTuple):
@@ -183,9 +232,17 @@ class HmsScanBuilder(JavaProxy):
         predicate = and_all(without_implied_not_null(partition_predicates))
         source = source_for(target, self._context.storage_options, self._context)
         selection = source.select(predicate)
-        builder = self._file_scan_builder(selection, selection.files)
-        scan = read.build_file_scan(self._jvm, builder, self._required, data_filters)
-        return HmsScan(self._jvm, scan, partial(describe, target.qualified_name, selection))
+
+        def scan(chosen: Selection) -> Any:
+            builder = self._file_scan_builder(chosen, chosen.files)
+            return read.build_file_scan(self._jvm, builder, self._required, data_filters)
+
+        # Spark resolves runtime filters against the scan's output: only columns it reads.
+        read_columns = {str(name).lower() for name in self._required.fieldNames()}
+        columns = [c.name for c in target.partition_keys if c.name.lower() in read_columns]
+        runtime = Runtime(columns, predicate, source.select, scan) if columns else None
+        return HmsScan(self._jvm, scan(selection), partial(describe, target.qualified_name),
+                       selection, runtime)
 
     def _file_scan_builder(self, selection: Selection,
                            files: Mapping[str, Sequence[str]]) -> Any:
