@@ -7,6 +7,7 @@ import decimal
 from typing import Any
 
 from hmscatalog.errors import InvalidPartitionValue
+from hmscatalog.expressions.instants import Instant
 from hmscatalog.partitions.types import HiveType, parse_value
 
 
@@ -48,6 +49,6 @@ def coerce_literal(value: Any, hive_type: HiveType) -> Any:
         return value
     if kind == "date" and isinstance(value, dt.date) and not isinstance(value, dt.datetime):
         return value
-    if kind == "timestamp" and isinstance(value, dt.datetime):
+    if kind == "timestamp" and isinstance(value, dt.datetime | Instant):
         return value
     raise Uncomparable(value)

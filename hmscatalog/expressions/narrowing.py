@@ -13,6 +13,7 @@ from functools import partial
 from typing import Any
 
 from hmscatalog.expressions.bound import UNCOMPARABLE, BoundCompare, BoundIn, BoundNullSafe
+from hmscatalog.expressions.instants import Instant
 from hmscatalog.expressions.predicates import AlwaysFalse, Predicate, fold
 
 Pinned = frozenset[Any] | None
@@ -50,7 +51,8 @@ def _either(first: Pinned, second: Pinned) -> Pinned:
 
 def _typed(values: Any) -> Pinned:
     """The literals as a set; ``None`` (no pinning) if one has no faithful value of the
-    column's type, since the engine's comparison might then still match."""
-    if any(value is UNCOMPARABLE for value in values):
+    column's type, since the engine's comparison might then still match. A TIMESTAMP instant
+    pins nothing either: two wall-clock values can name it (one in a daylight-saving gap)."""
+    if any(value is UNCOMPARABLE or isinstance(value, Instant) for value in values):
         return None
     return frozenset(value for value in values if value is not None)  # `= NULL` is never true

@@ -43,6 +43,7 @@ from hmscatalog.expressions.bound import (
     BoundIsNull,
     BoundNullSafe,
 )
+from hmscatalog.expressions.instants import Instant
 from hmscatalog.expressions.predicates import (
     NEGATED_OP,
     AlwaysFalse,
@@ -294,7 +295,9 @@ def _span(leaf: Predicate, column: GridProjection, position: int) -> Span | None
 
 
 def _compare(column: GridProjection, op: str, literal: Any) -> Span | None:
-    if literal is UNCOMPARABLE:
+    if literal is UNCOMPARABLE or (isinstance(literal, Instant) and not literal.fixed_offset):
+        # Across a daylight-saving gap, later wall-clock values can be earlier instants
+        # (02:30 is 03:30, after 03:00): the values are no longer sorted, so no bisection.
         return None
     try:
         first_ge = _bisect(column, lambda v: v >= literal)

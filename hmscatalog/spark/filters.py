@@ -1,8 +1,9 @@
 """Spark's pushed data source filters (``org.apache.spark.sql.sources.Filter``) as predicates.
 
 Anything without a faithful translation becomes :class:`~hmscatalog.expressions.Opaque`, which
-never prunes. Timestamps are left opaque: a ``java.sql.Timestamp`` carries the JVM's time zone,
-which need not be the session's that partition strings are read in.
+never prunes. A TIMESTAMP literal becomes an :class:`~hmscatalog.expressions.instants.Instant`,
+which partition values are compared with in the session time zone (given as ``zone``) as Spark
+casts them; without a zone it stays opaque.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import decimal
 from dataclasses import dataclass
 from typing import Any
 
+from hmscatalog.expressions.instants import Instant
 from hmscatalog.expressions.predicates import (
     AlwaysFalse,
     AlwaysTrue,
@@ -46,7 +48,7 @@ class _Untranslatable(Exception):
     pass
 
 
-def _value(value: Any) -> Any:
+def _value(value: Any, zone: dt.tzinfo | None) -> Any:
     """A Java literal as the Python value the predicate model uses."""
     if value is None or isinstance(value, bool | int | float | str):
         return value
@@ -56,28 +58,36 @@ def _value(value: Any) -> Any:
             return dt.date.fromisoformat(str(value.toString()))
         if kind == "java.math.BigDecimal":
             return decimal.Decimal(str(value.toPlainString()))
+        if kind == "java.sql.Timestamp" and zone is not None:
+            # getTime() holds the milliseconds, getNanos() the whole fraction of the second
+            seconds = (int(value.getTime()) - int(value.getNanos()) // 1_000_000) // 1000
+            return Instant(seconds * 1_000_000 + int(value.getNanos()) // 1000, zone)
+        if kind == "java.time.Instant" and zone is not None:
+            return Instant(int(value.getEpochSecond()) * 1_000_000 + int(value.getNano()) // 1000,
+                           zone)
         raise _Untranslatable(kind)
     if isinstance(value, decimal.Decimal):
         return value
     raise _Untranslatable(type(value).__name__)
 
 
-def to_predicate(spark_filter: Any) -> Predicate:
-    """Translate one Spark ``Filter`` (a py4j object) into a predicate."""
+def to_predicate(spark_filter: Any, zone: dt.tzinfo | None = None) -> Predicate:
+    """Translate one Spark ``Filter`` (a py4j object) into a predicate; TIMESTAMP literals
+    compare in ``zone``."""
     try:
-        return _translate(spark_filter)
+        return _translate(spark_filter, zone)
     except _Untranslatable:
         return Opaque(str(spark_filter.toString()))
 
 
-def _translate(f: Any) -> Predicate:
+def _translate(f: Any, zone: dt.tzinfo | None) -> Predicate:
     kind = str(f.productPrefix())  # Spark's filters are case classes: this is their name
     if kind in _COMPARISONS:
-        return Compare(str(f.attribute()), _COMPARISONS[kind], _value(f.value()))
+        return Compare(str(f.attribute()), _COMPARISONS[kind], _value(f.value(), zone))
     if kind == "EqualNullSafe":
-        return EqualNullSafe(str(f.attribute()), _value(f.value()))
+        return EqualNullSafe(str(f.attribute()), _value(f.value(), zone))
     if kind == "In":
-        return In(str(f.attribute()), tuple(_value(v) for v in f.values()))
+        return In(str(f.attribute()), tuple(_value(v, zone) for v in f.values()))
     if kind == "IsNull":
         return IsNull(str(f.attribute()))
     if kind == "IsNotNull":
@@ -85,11 +95,11 @@ def _translate(f: Any) -> Predicate:
     if kind == "StringStartsWith":
         return StartsWith(str(f.attribute()), str(f.value()))
     if kind == "And":
-        return And(to_predicate(f.left()), to_predicate(f.right()))
+        return And(to_predicate(f.left(), zone), to_predicate(f.right(), zone))
     if kind == "Or":
-        return Or(to_predicate(f.left()), to_predicate(f.right()))
+        return Or(to_predicate(f.left(), zone), to_predicate(f.right(), zone))
     if kind == "Not":
-        return Not(to_predicate(f.child()))
+        return Not(to_predicate(f.child(), zone))
     if kind == "AlwaysTrue":
         return AlwaysTrue()
     if kind == "AlwaysFalse":
@@ -97,10 +107,10 @@ def _translate(f: Any) -> Predicate:
     raise _Untranslatable(kind)
 
 
-def translate(spark_filter: Any) -> tuple[Predicate, set[str]]:
+def translate(spark_filter: Any, zone: dt.tzinfo | None = None) -> tuple[Predicate, set[str]]:
     """A Spark ``Filter`` as a predicate, with the lower-case names of the columns it refers to
     (asked of Spark only when part of the filter has no translation)."""
-    predicate = to_predicate(spark_filter)
+    predicate = to_predicate(spark_filter, zone)
     if has_opaque(predicate):
         return predicate, {str(name).lower() for name in spark_filter.references()}
     return predicate, columns_of(predicate)
@@ -139,13 +149,13 @@ class _Column:
     cast_to: str | None = None  # Hive type of CAST(name AS ...)
 
 
-def translate_v2(predicate: Any) -> tuple[Predicate, set[str]]:
+def translate_v2(predicate: Any, zone: dt.tzinfo | None = None) -> tuple[Predicate, set[str]]:
     """A Spark V2 ``Predicate`` as a predicate, with the columns it refers to.
 
     Only used for predicates that have no V1 form (V1 filters are cheaper to read over py4j).
     """
     try:
-        result = _translate_v2(predicate)
+        result = _translate_v2(predicate, zone)
     except _Untranslatable:
         result = Opaque(str(predicate.toString()))
     if has_opaque(result):
@@ -154,19 +164,19 @@ def translate_v2(predicate: Any) -> tuple[Predicate, set[str]]:
     return result, columns_of(result)
 
 
-def _translate_v2(p: Any) -> Predicate:
+def _translate_v2(p: Any, zone: dt.tzinfo | None) -> Predicate:
     name = str(p.name())
     children = list(p.children())
     if name in ("AND", "OR"):
-        left, right = (_translate_v2_or_opaque(c) for c in children)
+        left, right = (_translate_v2_or_opaque(c, zone) for c in children)
         return And(left, right) if name == "AND" else Or(left, right)
     if name == "NOT":
-        return Not(_translate_v2_or_opaque(children[0]))
+        return Not(_translate_v2_or_opaque(children[0], zone))
     if name == "ALWAYS_TRUE":
         return AlwaysTrue()
     if name == "ALWAYS_FALSE":
         return AlwaysFalse()
-    terms = [_v2_term(c) for c in children]
+    terms = [_v2_term(c, zone) for c in children]
     if name in _V2_COMPARISONS or name == "<=>":
         column, literal = terms
         op: CompareOp = "=" if name == "<=>" else _V2_COMPARISONS[name]
@@ -189,9 +199,9 @@ def _translate_v2(p: Any) -> Predicate:
     raise _Untranslatable(name)
 
 
-def _translate_v2_or_opaque(p: Any) -> Predicate:
+def _translate_v2_or_opaque(p: Any, zone: dt.tzinfo | None) -> Predicate:
     try:
-        return _translate_v2(p)
+        return _translate_v2(p, zone)
     except _Untranslatable:
         return Opaque(str(p.toString()))
 
@@ -200,7 +210,7 @@ def _on(column: _Column, leaf: Predicate) -> Predicate:
     return leaf if column.cast_to is None else Cast(column.name, column.cast_to, leaf)
 
 
-def _v2_term(e: Any) -> Any:
+def _v2_term(e: Any, zone: dt.tzinfo | None) -> Any:
     """A V2 expression operand: a (possibly cast) top-level column, or a literal's value."""
     kind = v2_operand_kind(e)
     if kind == "column":
@@ -209,13 +219,17 @@ def _v2_term(e: Any) -> Any:
             raise _Untranslatable("nested field")
         return _Column(str(names[0]))
     if kind == "cast":
-        inner = _v2_term(e.expression())
+        inner = _v2_term(e.expression(), zone)
         if not isinstance(inner, _Column) or inner.cast_to is not None:
             raise _Untranslatable("cast")
         return _Column(inner.name, str(e.dataType().catalogString()))
     if kind == "literal":
+        type_name = str(e.dataType().typeName())
+        if type_name == "timestamp" and zone is not None:
+            value = e.value()
+            return None if value is None else Instant(int(value), zone)  # microseconds
         try:
-            return v2_literal_value(e.value(), str(e.dataType().typeName()))
+            return v2_literal_value(e.value(), type_name)
         except UnreadableLiteral as exc:
             raise _Untranslatable(str(exc)) from exc
     raise _Untranslatable(kind)

@@ -15,10 +15,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
+from datetime import tzinfo
 from functools import partial
 from typing import Any, NamedTuple
 
 from hmscatalog.errors import HmsCatalogError
+from hmscatalog.expressions.instants import zone_of
 from hmscatalog.expressions.predicates import Predicate, and_all
 from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.model import Table
@@ -114,7 +116,8 @@ class HmsScan(JavaProxy):
         if self._runtime is None:
             return
         v2, v1 = read.v1_filters(self._jvm, predicates)
-        found = [translate(f)[0] if f is not None else translate_v2(p)[0]
+        zone = self._runtime.zone
+        found = [translate(f, zone)[0] if f is not None else translate_v2(p, zone)[0]
                  for p, f in zip(v2, v1, strict=True)]
         selection = self._runtime.select(and_all([self._runtime.predicate, *found]))
         self._inner = self._runtime.scan(selection)
@@ -163,10 +166,12 @@ class HmsScan(JavaProxy):
 
 class Runtime(NamedTuple):
     """What a scan needs to narrow itself at run time: its partition columns, the query's own
-    partition predicate, a way to select partitions and one to build the file scan."""
+    partition predicate, the session time zone TIMESTAMP values compare in, a way to select
+    partitions and one to build the file scan."""
 
     columns: list[str]
     predicate: Predicate
+    zone: tzinfo | None
     select: Callable[[Predicate], Selection]
     scan: Callable[[Selection], Any]
 
@@ -201,12 +206,15 @@ class HmsScanBuilder(JavaProxy):
         self._required = schema
         self._options = options
         self._filters: list[_Pushed] = []
+        self._zone: tzinfo | None = None
         self._partition_names = set(target.partition_spec.names)
 
     def pushPredicates(self, predicates: Any) -> Any:
         v2, v1 = read.v1_filters(self._jvm, predicates)
+        self._zone = zone_of(time_zone(self._jvm))
         self._filters = [
-            _Pushed(p, f, *(translate(f) if f is not None else translate_v2(p)))
+            _Pushed(p, f, *(translate(f, self._zone) if f is not None
+                            else translate_v2(p, self._zone)))
             for p, f in zip(v2, v1, strict=True)
         ]
         # All filters go back to Spark: pruning is conservative, Spark filters rows again.
@@ -240,7 +248,10 @@ class HmsScanBuilder(JavaProxy):
         # Spark resolves runtime filters against the scan's output: only columns it reads.
         read_columns = {str(name).lower() for name in self._required.fieldNames()}
         columns = [c.name for c in target.partition_keys if c.name.lower() in read_columns]
-        runtime = Runtime(columns, predicate, source.select, scan) if columns else None
+        runtime = None
+        if columns:
+            zone = self._zone or zone_of(time_zone(self._jvm))
+            runtime = Runtime(columns, predicate, zone, source.select, scan)
         return HmsScan(self._jvm, scan(selection), partial(describe, target.qualified_name),
                        selection, runtime)
 
