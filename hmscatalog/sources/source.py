@@ -129,12 +129,15 @@ class Unpartitioned:
         return Selection([], "unpartitioned")
 
 
-def describe(name: str, selection: Selection) -> str:
+def describe(name: str, selection: Selection | None) -> str:
     """What EXPLAIN says about the partitions of the target called ``name``, e.g.
-    ``hms db.t partitions=3/42 (metastore filter: dt = "2024-01-05"; client-side filter: no)``.
+    ``hms db.t partitions=3/42 (metastore filter: dt = "2024-01-05"; client-side filter: no)``;
+    ``None``: the selection waits for the query's runtime filters.
 
     A count still running is waited for here; one that failed shows as ``unknown``.
     """
+    if selection is None:
+        return f"hms {name} partitions=pending (selected when the query runs)"
     match selection.origin:
         case "unpartitioned":
             return f"hms {name} unpartitioned"

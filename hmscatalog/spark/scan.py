@@ -14,14 +14,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import replace
 from datetime import tzinfo
 from functools import partial
 from typing import Any, NamedTuple
 
 from hmscatalog.errors import HmsCatalogError
 from hmscatalog.expressions.instants import zone_of
-from hmscatalog.expressions.predicates import Predicate, and_all
+from hmscatalog.expressions.predicates import IsNotNull, Predicate, and_all
 from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.model import Table
 from hmscatalog.partitions.codec import make_part_name
@@ -33,6 +32,7 @@ from hmscatalog.spark.internals.session import time_zone
 from hmscatalog.spark.jvm import JavaProxy, Jvm
 from hmscatalog.spark.listing import ListingCache, directory_stamps
 from hmscatalog.spark.rows import internal_row
+from hmscatalog.spark.statistics import Statistics, TableStatistics, table_statistics
 
 READ = "org.apache.spark.sql.connector.read"
 PREDICATE = "org.apache.spark.sql.connector.expressions.filter.Predicate"
@@ -68,34 +68,58 @@ class CatalogContext:
 class HmsScan(JavaProxy):
     """Spark's own file scan, with hmscatalog's description for EXPLAIN, narrowed at run time.
 
+    Spark's dynamic partition pruning hands the scan, before it runs, the partition-column
+    values the other side of a join selected (an IN list): :meth:`filter` asks the partition
+    source with those values added to the query's own partition predicate (a metastore filter,
+    directories listed, values projected) and reads only what that selects; EXPLAIN shows it as
+    ``RuntimeFilters``, and the scan's description then says how many partitions it read.
+
+    A scan built *pending* (see :meth:`HmsScanBuilder.build`) makes no selection while the
+    query is planned: until runtime values arrive or the scan runs without them, it stands on a
+    file scan over no partitions (for its schema and reader), reports the table's metastore
+    statistics, and describes itself as waiting. It is its own ``Batch`` then, so that Spark's
+    planning, which compares and hashes scans through their batches, selects nothing early.
+
     The description is made when first asked for, so that counting the table's partitions
-    overlaps with the rest of planning. Spark's dynamic partition pruning hands the scan, before
-    it runs, the partition-column values the other side of a join selected (an IN list):
-    :meth:`filter` asks the partition source again with those values added to the query's own
-    partition predicate (a metastore filter, directories listed, values projected) and reads
-    only what that selects; EXPLAIN shows it as ``RuntimeFilters``, and the scan's description
-    then says how many partitions it read.
+    overlaps with the rest of planning.
     """
 
     class Java:
         implements = [f"{READ}.Scan", f"{READ}.SupportsReportStatistics",
-                      f"{READ}.SupportsRuntimeV2Filtering"]
+                      f"{READ}.SupportsRuntimeV2Filtering", f"{READ}.Batch"]
 
-    def __init__(self, jvm: Jvm, inner: Any, describe: Callable[[Selection], str],
-                 selection: Selection, runtime: Runtime | None = None) -> None:
+    def __init__(self, jvm: Jvm, inner: Any, describe: Callable[[Selection | None], str],
+                 selection: Selection | None, runtime: Runtime | None = None,
+                 statistics: TableStatistics | None = None) -> None:
         self._jvm = jvm
         self._inner = inner
         self._describe = describe
-        self._selection = selection
+        self._selection = selection  # None: pending
         self._runtime = runtime
+        self._statistics = statistics
         self._description: str | None = None
         self._columnar: Any = None
+        self._factory: Any = None
         self._filtered = False
+
+    def _settle(self) -> None:
+        """Make the selection a pending scan waited with: no runtime values came."""
+        if self._selection is None:
+            assert self._runtime is not None
+            self._use(self._runtime.select(self._runtime.predicate))
+
+    def _use(self, selection: Selection) -> None:
+        assert self._runtime is not None
+        self._inner = self._runtime.scan(selection)
+        self._selection = selection
+        self._description = None
 
     def readSchema(self) -> Any:
         return self._inner.readSchema()
 
     def description(self) -> str:
+        if self._selection is None:
+            return f"{self._describe(None)} {self._inner.description()}"  # pending
         if self._description is None:
             narrowed = " after runtime filtering" if self._filtered else ""
             self._description = (f"{self._describe(self._selection)}{narrowed} "
@@ -103,7 +127,17 @@ class HmsScan(JavaProxy):
         return self._description
 
     def toBatch(self) -> Any:
-        return self._inner.toBatch()
+        return self if self._statistics is not None else self._inner.toBatch()
+
+    def planInputPartitions(self) -> Any:
+        self._settle()
+        return self._inner.planInputPartitions()
+
+    def createReaderFactory(self) -> Any:
+        # A reader factory depends on the schemas, filters and options, not on the files.
+        if self._factory is None:
+            self._factory = self._inner.createReaderFactory()
+        return self._factory
 
     def filterAttributes(self) -> Any:
         names = [] if self._runtime is None else self._runtime.columns
@@ -119,12 +153,8 @@ class HmsScan(JavaProxy):
         zone = self._runtime.zone
         found = [translate(f, zone)[0] if f is not None else translate_v2(p, zone)[0]
                  for p, f in zip(v2, v1, strict=True)]
-        selection = self._runtime.select(and_all([self._runtime.predicate, *found]))
-        self._inner = self._runtime.scan(selection)
-        self._selection = replace(selection, total=self._selection.total)
+        self._use(self._runtime.select(and_all([self._runtime.predicate, *found])))
         self._filtered = True
-        self._description = None
-        self._columnar = None
 
     def supportsIterativePushdown(self) -> bool:
         return False  # Spark 4.3: one filter() call with every runtime predicate
@@ -134,8 +164,16 @@ class HmsScan(JavaProxy):
 
     def columnarSupportMode(self) -> Any:
         if self._columnar is None:
-            self._columnar = self._jvm.call_default(self._inner, f"{READ}.Scan",
-                                                    "columnarSupportMode")
+            if self._statistics is None:
+                self._columnar = self._jvm.call_default(self._inner, f"{READ}.Scan",
+                                                        "columnarSupportMode")
+            else:
+                # Decided by the reader alone (Parquet's and ORC's readers ignore the
+                # partition), not by "every input partition" as by default, which would make
+                # Spark plan the input partitions, and so select them, while planning.
+                mode = self._jvm.cls(f"{READ}.Scan$ColumnarSupportMode")
+                columnar = self.createReaderFactory().supportColumnarReads(None)
+                self._columnar = mode.SUPPORTED if columnar else mode.UNSUPPORTED
         return self._columnar
 
     def supportedCustomMetrics(self) -> Any:
@@ -145,9 +183,13 @@ class HmsScan(JavaProxy):
         return self._jvm.call_default(self._inner, f"{READ}.Scan", "reportDriverMetrics")
 
     def estimateStatistics(self) -> Any:
+        if self._statistics is not None and self._selection is None:
+            return Statistics(self._jvm, self._statistics)
         return self._inner.estimateStatistics()
 
     def estimateSizeInBytes(self) -> Any:
+        if self._statistics is not None and self._selection is None:
+            return Statistics(self._jvm, self._statistics).sizeInBytes()
         return self._jvm.call_default(self._inner, f"{READ}.SupportsReportStatistics",
                                       "estimateSizeInBytes")
 
@@ -239,7 +281,6 @@ class HmsScanBuilder(JavaProxy):
                         if f.v1 is not None and not f.columns & self._partition_names]
         predicate = and_all(without_implied_not_null(partition_predicates))
         source = source_for(target, self._context.storage_options, self._context)
-        selection = source.select(predicate)
 
         def scan(chosen: Selection) -> Any:
             builder = self._file_scan_builder(chosen, chosen.files)
@@ -248,12 +289,22 @@ class HmsScanBuilder(JavaProxy):
         # Spark resolves runtime filters against the scan's output: only columns it reads.
         read_columns = {str(name).lower() for name in self._required.fieldNames()}
         columns = [c.name for c in target.partition_keys if c.name.lower() in read_columns]
-        runtime = None
-        if columns:
-            zone = self._zone or zone_of(time_zone(self._jvm))
-            runtime = Runtime(columns, predicate, zone, source.select, scan)
-        return HmsScan(self._jvm, scan(selection), partial(describe, target.qualified_name),
-                       selection, runtime)
+        named = partial(describe, target.qualified_name)
+        if not columns:
+            selection = source.select(predicate)
+            return HmsScan(self._jvm, scan(selection), named, selection)
+        zone = self._zone or zone_of(time_zone(self._jvm))
+        runtime = Runtime(columns, predicate, zone, source.select, scan)
+        if target.table is not None and partition_predicates and all(
+                isinstance(p, IsNotNull) for p in partition_predicates):
+            # Nothing but the null check a join on a partition column implies limits the
+            # partitions: wait for the join's runtime values rather than fetch (and list)
+            # every partition now. (With no partition filter at all, the query is most
+            # likely no such join, and EXPLAIN shows its selection as before.)
+            return HmsScan(self._jvm, scan(Selection([], "metastore")), named, None, runtime,
+                           table_statistics(target.properties))
+        selection = source.select(predicate)
+        return HmsScan(self._jvm, scan(selection), named, selection, runtime)
 
     def _file_scan_builder(self, selection: Selection,
                            files: Mapping[str, Sequence[str]]) -> Any:

@@ -95,13 +95,83 @@ def test_star_joins_read_the_partitions_the_builtin_catalog_reads(
 
 
 def test_explain_shows_the_runtime_filter(spark: Any, star: str) -> None:
+    """Before the query runs, the fact table's partitions are not selected yet: Spark has only
+    the null check its join implies, and the runtime values decide. After it, the description
+    says what was read."""
     df = spark.sql(SHAPES["one_month"].format(c=f"hms.{star}"))
     plan = df._jdf.queryExecution().explainString(
         spark._jvm.org.apache.spark.sql.execution.ExplainMode.fromString("simple"))
     (fact,) = [line for line in str(plan).splitlines() if ".fact[" in line]
     assert re.search(r"RuntimeFilters: \[dynamicpruningexpression\(sk#\d+ IN "
                      r"dynamicpruning#\d+\)\]", fact), fact
-    assert f"hms {star}.fact partitions={DAYS}/{DAYS} (metastore filter: none" in fact, fact
+    assert f"hms {star}.fact partitions=pending (selected when the query runs)" in fact, fact
+    df.collect()
+    _, description = _hms_fact_partitions(spark, df)
+    assert f"hms {star}.fact partitions=30/{DAYS} (metastore filter: " in description
+    assert description.index("after runtime filtering") < description.index("ParquetScan")
+
+
+def test_a_static_partition_filter_still_selects_while_planning(spark: Any, star: str) -> None:
+    """With a partition filter of its own the scan selects while the query is planned (its
+    size estimate comes from the files, as the built-in's does), then narrows at run time."""
+    df = spark.sql(f"SELECT sum(v) FROM hms.{star}.fact JOIN hms.{star}.date_dim ON sk = d_sk "
+                   "WHERE d_moy = 1 AND sk < 40")
+    plan = str(df._jdf.queryExecution().explainString(
+        spark._jvm.org.apache.spark.sql.execution.ExplainMode.fromString("simple")))
+    assert f"hms {star}.fact partitions=40/{DAYS} (metastore filter: sk < 40" in plan, plan
+    expected = spark.sql(f"SELECT sum(v) FROM spark_catalog.{star}.fact "
+                         "WHERE sk >= 30 AND sk < 40").collect()
+    assert df.collect() == expected
+    assert _hms_fact_partitions(spark, df)[0] == 10
+
+
+def _size_and_rows(df: Any) -> tuple[int, Any]:
+    """The estimate of the plan's one leaf (the table), before any filter above it."""
+    stats = df._jdf.queryExecution().optimizedPlan().collectLeaves().head().stats()
+    rows = stats.rowCount()
+    return int(str(stats.sizeInBytes())), int(str(rows.get())) if rows.isDefined() else None
+
+
+def _joins(df: Any) -> list[str]:
+    found, stack = [], [df._jdf.queryExecution().executedPlan()]
+    while stack:
+        node = stack.pop()
+        if "Join" in str(node.getClass().getSimpleName()):
+            found.append(str(node.getClass().getSimpleName()))
+        children = node.children()
+        stack.extend(children.apply(i) for i in range(children.size()))
+    return sorted(found)
+
+
+def _reads_table_statistics(spark: Any, star: str) -> tuple[Any, Any]:
+    """A read of the fact table whose estimate comes from the metastore's statistics, in each
+    catalog: hms's with the null check a join implies (a pending scan), the built-in's with no
+    partition filter at all (a filter, even that one, makes it list the files)."""
+    return (spark.table(f"hms.{star}.fact").where("sk IS NOT NULL"),
+            spark.table(f"spark_catalog.{star}.fact"))
+
+
+def test_a_pending_scan_reports_the_metastore_statistics(spark: Any, star: str) -> None:
+    """Without files to measure, the estimate is the table's statistics as the built-in
+    catalog reads them: unknown ("too large to broadcast") until ANALYZE TABLE writes them."""
+    unknown = 2**63 - 1  # spark.sql.defaultSizeInBytes
+    for analyzed in (False, True):
+        if analyzed:
+            spark.sql(f"ANALYZE TABLE spark_catalog.{star}.fact COMPUTE STATISTICS")
+        sizes = [_size_and_rows(df)[0] for df in _reads_table_statistics(spark, star)]
+        assert sizes[0] == sizes[1] and (sizes[0] < unknown) is analyzed
+        # Row counts stay in the plan with CBO's plan statistics on (the built-in then also
+        # derives its size from them, hms keeps the table's).
+        spark.conf.set("spark.sql.cbo.planStats.enabled", "true")
+        try:
+            rows = [_size_and_rows(df)[1] for df in _reads_table_statistics(spark, star)]
+        finally:
+            spark.conf.unset("spark.sql.cbo.planStats.enabled")
+        assert rows == ([1200, 1200] if analyzed else [None, None])
+    for shape in SHAPES.values():
+        joins = [_joins(spark.sql(shape.format(c=f"{c}.{star}")))
+                 for c in ("hms", "spark_catalog")]
+        assert joins[0] == joins[1] != []
 
 
 def test_a_path_read_prunes_at_run_time_while_listing(spark: Any, star: str,

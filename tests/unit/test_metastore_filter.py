@@ -104,6 +104,18 @@ def test_in_lists() -> None:
     assert to_metastore_filter(In("region", tuple(map(str, range(5000)))), SPEC).text is None
 
 
+def test_in_lists_of_consecutive_values_go_as_a_range() -> None:
+    """A join's runtime values of a month: one range says exactly what the list says."""
+    month = to_metastore_filter(In("hr", (5, 3, 4, 6)), SPEC)
+    assert (month.text, month.complete) == ("(hr >= 3 and hr <= 6)", True)
+    days = In("dt", (dt.date(2024, 2, 28), dt.date(2024, 3, 1), dt.date(2024, 2, 29)))
+    assert to_metastore_filter(days, SPEC).text == '(dt >= "2024-02-28" and dt <= "2024-03-01")'
+    assert to_metastore_filter(In("hr", (3, 4, 6)), SPEC).text == "(hr = 3 or hr = 4 or hr = 6)"
+    assert to_metastore_filter(In("hr", (3, 4)), SPEC).text == "(hr = 3 or hr = 4)"
+    assert to_metastore_filter(In("region", ("a", "b", "c")), SPEC).text == (
+        '(region = "a" or region = "b" or region = "c")')
+
+
 def test_negated_in_lists() -> None:
     assert to_metastore_filter(Not(In("hr", (1, 2, 3))), SPEC).text == (
         "((hr <> 1 and hr <> 2) and hr <> 3)")
