@@ -2,6 +2,7 @@
 metastore, in the same run.
 
     .venv/bin/python bench/star_join.py [--days 1095] [--rows 2000000] [--repeat 5]
+        [--point-partitions 10000]
 
 A fact table partitioned by a date key (``--days`` partitions, ``--rows`` rows, Parquet) and two
 small dimensions (dates, stores) are written once through the built-in catalog. Three query
@@ -9,11 +10,15 @@ shapes then run through each catalog, alternating, ``--repeat`` times after one 
 
 - ``one_month``: the fact joined to the date dimension filtered to one month;
 - ``two_dimensions``: also joined to the store dimension, filters on both;
-- ``non_selective``: a date filter every row passes, where pruning cannot help.
+- ``non_selective``: a date filter every row passes, where pruning cannot help;
+- ``point``: one partition of another table, of ``--point-partitions`` partitions (dt, hr;
+  written with Spark's writer, registered through hmscatalog's client).
 
 Printed per query: median seconds of each catalog, the ratio hms / built-in (below 1: hms is
-faster), and the fact partitions each read (hms: its scan's description after runtime
-filtering; built-in: its scan's ``numPartitions`` metric). AQE stays on, as users run it.
+faster), the partitions each read of the partitioned table (hms: its scan's description after
+runtime filtering; built-in: its scan's ``numPartitions`` metric), and the median py4j traffic
+of a query: commands Python sent to the JVM, and calls the JVM made into Python (the hms
+catalog's callbacks). AQE stays on, as users run it.
 """
 
 from __future__ import annotations
@@ -22,9 +27,13 @@ import argparse
 import re
 import statistics
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from peers import peers
+from py4j import clientserver
 
 DB = "bench_star"
 SHAPES = {
@@ -38,7 +47,37 @@ SHAPES = {
                       "GROUP BY s_state",
     "non_selective": "SELECT count(*), sum(ss_price) FROM {c}.store_sales "
                      "JOIN {c}.date_dim ON ss_sold_date_sk = d_date_sk WHERE d_year >= 1900",
+    "point": "SELECT count(*), sum(v) FROM {c}.hourly WHERE dt = '{dt}' AND hr = {hr}",
 }
+PARTITIONED = {"point": "hourly"}  # the partitioned table of each shape, else store_sales
+
+
+class Py4jCounter:
+    """Counts py4j traffic of this process: commands sent to the JVM (calls, field and class
+    lookups, reference releases) and calls the JVM makes into Python objects."""
+
+    def __init__(self) -> None:
+        self.sent = self.received = 0
+        send, call = (clientserver.ClientServerConnection.send_command,
+                      clientserver.ClientServerConnection._call_proxy)
+        counter = self
+
+        def counted_send(connection: Any, command: Any) -> Any:
+            counter.sent += 1
+            return send(connection, command)
+
+        def counted_call(connection: Any, obj_id: Any, stream: Any) -> Any:
+            counter.received += 1
+            return call(connection, obj_id, stream)
+
+        clientserver.ClientServerConnection.send_command = counted_send
+        clientserver.ClientServerConnection._call_proxy = counted_call
+
+    @contextmanager
+    def counting(self, into: list[tuple[int, int]]) -> Iterator[None]:
+        sent, received = self.sent, self.received
+        yield
+        into.append((self.sent - sent, self.received - received))
 
 
 def _scans(plan: Any) -> list[Any]:
@@ -59,10 +98,10 @@ def _scans(plan: Any) -> list[Any]:
     return found
 
 
-def _fact_partitions(df: Any) -> int | None:
+def _partitions_read(df: Any, table: str) -> int | None:
     for scan in _scans(df._jdf.queryExecution().executedPlan()):
         text = str(scan.simpleString(1000))
-        if ".store_sales[" not in text:
+        if f".{table}[" not in text:
             continue
         kind = str(scan.getClass().getSimpleName())
         if kind == "BatchScanExec":
@@ -78,7 +117,9 @@ def main() -> int:
     parser.add_argument("--days", type=int, default=1095)
     parser.add_argument("--rows", type=int, default=2_000_000)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--point-partitions", type=int, default=10_000)
     args = parser.parse_args()
+    counter = Py4jCounter()
 
     with peers("star") as (work, spark, hms):
         hms.client.create_database(DB, location=f"file:{work / 'db'}")
@@ -108,29 +149,62 @@ def main() -> int:
         spark.sql(f"ANALYZE TABLE {base}.store COMPUTE STATISTICS")
         print(f"tables written in {time.perf_counter() - began:.1f} s: {args.days} partitions, "
               f"{args.rows:,} rows")
+        began = time.perf_counter()
+        point = _hourly_table(spark, hms.client, args.point_partitions)
+        print(f"hourly: {args.point_partitions:,} partitions written and registered in "
+              f"{time.perf_counter() - began:.1f} s")
         print(f"{'query':16} {'hms s':>8} {'built-in s':>11} {'hms/built-in':>13} "
-              f"{'partitions hms':>15} {'built-in':>9}")
+              f"{'partitions hms':>15} {'built-in':>9} {'py4j hms':>12} {'built-in':>12}")
         for shape, query in SHAPES.items():
             times: dict[str, list[float]] = {"hms": [], "spark_catalog": []}
+            calls: dict[str, list[tuple[int, int]]] = {"hms": [], "spark_catalog": []}
             read: dict[str, int | None] = {}
             results = {}
             for run in range(args.repeat + 1):
                 for catalog in times:
-                    df = spark.sql(query.format(c=f"{catalog}.{DB}"))
-                    start = time.perf_counter()
-                    rows = df.collect()
-                    elapsed = time.perf_counter() - start
+                    with counter.counting(calls[catalog] if run else []):
+                        start = time.perf_counter()
+                        df = spark.sql(query.format(c=f"{catalog}.{DB}", **point))
+                        rows = df.collect()
+                        elapsed = time.perf_counter() - start
                     if run:
                         times[catalog].append(elapsed)
                     results[catalog] = sorted(tuple(round(v, 3) if isinstance(v, float) else v
                                                     for v in row) for row in rows)
-                    read[catalog] = _fact_partitions(df)
+                    read[catalog] = _partitions_read(df, PARTITIONED.get(shape, "store_sales"))
             if results["hms"] != results["spark_catalog"]:
                 raise SystemExit(f"{shape}: results differ: {results}")
             ours, theirs = (statistics.median(times[c]) for c in ("hms", "spark_catalog"))
+            traffic = {c: "/".join(str(int(statistics.median(x)))
+                                   for x in zip(*calls[c], strict=True)) for c in calls}
             print(f"{shape:16} {ours:8.3f} {theirs:11.3f} {ours / theirs:12.2f}x "
-                  f"{read['hms']!s:>15} {read['spark_catalog']!s:>9}")
+                  f"{read['hms']!s:>15} {read['spark_catalog']!s:>9} "
+                  f"{traffic['hms']:>12} {traffic['spark_catalog']:>12}")
+        print("py4j: commands sent to the JVM / calls into Python, median per query (the "
+              "timed span: spark.sql and collect)")
     return 0
+
+
+def _hourly_table(spark: Any, client: Any, partitions: int) -> dict[str, Any]:
+    """Table ``hourly`` (v DOUBLE) PARTITIONED BY (dt STRING, hr INT), ``partitions`` of them
+    with 20 rows each, written by Spark's writer and registered in one batch of calls; the
+    values of the partition in the middle, which the point query reads."""
+    hours = 24
+    spark.sql(f"CREATE TABLE spark_catalog.{DB}.hourly (v DOUBLE) "
+              "PARTITIONED BY (dt STRING, hr INT) STORED AS PARQUET")
+    table = client.get_table(DB, "hourly")
+    root = Path((table.location or "").removeprefix("file:"))
+    (spark.range(partitions * 20)
+     .selectExpr("rand(5) * 100 AS v", f"CAST(id % {partitions} AS INT) AS k")
+     .selectExpr("v", f"CAST(date_add(DATE'2020-01-01', k DIV {hours}) AS STRING) AS dt",
+                 f"k % {hours} AS hr")
+     .repartition(2, "dt").write.partitionBy("dt", "hr").mode("append").parquet(str(root)))
+    written = sorted(str(d.relative_to(root)) for d in root.glob("dt=*/hr=*"))
+    spec = table.partition_spec
+    client.add_partitions(table, [client.new_partition(table, spec.values_of(name))
+                                  for name in written])
+    dt, hr = written[len(written) // 2].split("/")
+    return {"dt": dt.split("=")[1], "hr": int(hr.split("=")[1])}
 
 
 if __name__ == "__main__":

@@ -73,6 +73,10 @@ class HmsCatalog(JavaProxy):
     def listProcedures(self, namespace: Any) -> Any:
         return procedures.list_procedures(self._jvm, namespace)
 
+    @property
+    def jvm(self) -> Jvm:
+        return self._jvm
+
     def refresh(self, database: str, name: str) -> None:
         """What ``REFRESH TABLE`` does, after partitions changed behind Spark's back."""
         self._jvm.spark.catalog.refreshTable(quoted(self._name, database, name))

@@ -73,12 +73,21 @@ class SessionHooks(JavaProxy):
 
     def rewrite(self, session: Any, command: Any) -> Any:
         kind = plans.kind(command)
+        if kind == "AnalyzeTables":
+            return self._analyze_tables(session, command)
         found = self._table(session, command)
         if found is None:
             return None  # other catalogs, missing tables: Spark answers as for its own
         catalog, table = found
         if kind == "ShowPartitions":
             return self._show_partitions(session, catalog, table, command)
+        if kind == "AnalyzeTable":
+            return plans.parse(session, _analyze_call(catalog, table, command, self._jvm))
+        if kind == "AnalyzeColumn":
+            self._jvm.throw(self._jvm.bare_error(
+                f"hms cannot compute column statistics (ANALYZE TABLE ... FOR COLUMNS) of "
+                f"table {table.qualified_name} yet; its size and row count: ANALYZE TABLE "
+                f"{quoted(catalog, table.database, table.name)} COMPUTE STATISTICS", None))
         qualified = quoted(catalog, table.database, table.name)
         if not table.partition_keys:
             self._jvm.throw(plans.analysis_error(
@@ -89,6 +98,18 @@ class SessionHooks(JavaProxy):
         call = (f"CALL {quoted(catalog)}.system.sync_partition_metadata("
                 f"{_sql_string(table.database)}, {_sql_string(table.name)}, '{mode}')")
         return plans.parse(session, call)
+
+    def _analyze_tables(self, session: Any, command: Any) -> Any:
+        """ANALYZE TABLES IN an hms database: each of its tables, as the built-in does."""
+        parts = plans.named_namespace(self._jvm, command.namespace())
+        found = None if parts is None else _target(session, set(self._attached),
+                                                    [*parts, "-"])
+        if found is None:
+            return None
+        catalog, database, _ = found
+        return plans.parse(session, (
+            f"CALL {quoted(catalog)}.system.analyze_table({_sql_string(database)}, NULL, NULL, "
+            f"NULL, {str(bool(command.noScan())).lower()})"))
 
     def _table(self, session: Any, node: Any) -> tuple[str, Table] | None:
         """The attached catalog and metastore table a statement names, if it names one."""
@@ -138,6 +159,18 @@ def _target(session: Any, catalogs: set[str], parts: list[str]) -> tuple[str, st
     if len(parts) == 2:
         return current, parts[0], parts[1]
     return (current, namespace[0], parts[0]) if len(namespace) == 1 else None
+
+
+def _analyze_call(catalog: str, table: Table, command: Any, jvm: Jvm) -> str:
+    """The CALL that ANALYZE TABLE ... COMPUTE STATISTICS [NOSCAN] runs on an hms table."""
+    clause = plans.partition_clause(jvm, command)
+    spec = "NULL, NULL"
+    if clause:
+        names = ", ".join(_sql_string(name) for name in clause)
+        values = ", ".join("NULL" if v is None else _sql_string(v) for v in clause.values())
+        spec = f"array({names}), array({values})"
+    return (f"CALL {quoted(catalog)}.system.analyze_table({_sql_string(table.database)}, "
+            f"{_sql_string(table.name)}, {spec}, {str(bool(command.noScan())).lower()})")
 
 
 def _sql_string(text: str) -> str:

@@ -9,11 +9,18 @@ plugins):
   location])``;
 * ``unregister_partition(schema_name, table_name, partition_columns, partition_values)``;
 * ``flush_metadata_cache([schema_name, table_name[, partition_columns, partition_values]])``:
-  forgets the file listings hms keeps (all, or the table's).
+  forgets the file listings hms keeps (all, or the table's);
+* ``analyze_table(schema_name, table_name[, partition_columns, partition_values[, noscan]])``:
+  hmscatalog's own, what ``ANALYZE TABLE ... COMPUTE STATISTICS`` runs on hms tables
+  (:mod:`hmscatalog.spark.analyze`); a NULL among ``partition_values`` is a column given
+  without a value (``PARTITION (dt)``), NULL arrays the whole table, a NULL ``table_name``
+  every table of the schema (``ANALYZE TABLES IN``: a table that fails is skipped with a
+  warning, as the built-in catalog does).
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -22,11 +29,14 @@ from hmscatalog.errors import InvalidSetting
 from hmscatalog.maintenance.partitions import register_partition, unregister_partition
 from hmscatalog.maintenance.repair import repair_table
 from hmscatalog.metastore.model import Table
+from hmscatalog.spark.analyze import analyze
 from hmscatalog.spark.internals import plans
 from hmscatalog.spark.jvm import CATALOG_PKG, JavaProxy, Jvm, quoted
 
 if TYPE_CHECKING:
     from hmscatalog.spark.catalog import HmsCatalog
+
+log = logging.getLogger(__name__)
 
 NAMESPACE = "system"
 PROCEDURES_PKG = f"{CATALOG_PKG}.procedures"
@@ -102,6 +112,31 @@ def _flush(catalog: HmsCatalog, args: dict[str, Any]) -> None:
     catalog.forget_listings(None if name is None else f"{database}.{name}")
 
 
+def _analyze(catalog: HmsCatalog, args: dict[str, Any]) -> None:
+    if args.get("table_name") is None:  # ANALYZE TABLES IN db
+        database = _text(args, "schema_name")
+        for name in catalog.client.list_tables(database):
+            try:
+                table = catalog.client.get_table(database, name)
+                analyze(catalog.jvm, catalog.client, catalog.name(), table, None,
+                        bool(args["noscan"]))
+            except Exception as exc:  # as Spark does: skip the table, say why, go on
+                log.warning("ANALYZE TABLES IN %s skips table %s.%s: %s", database, database,
+                            name, str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+        return
+    _analyze_one(catalog, args)
+
+
+@_on_table
+def _analyze_one(catalog: HmsCatalog, table: Table, args: dict[str, Any]) -> None:
+    columns, values = args.get("partition_columns"), args.get("partition_values")
+    if (columns is None) != (values is None) or len(columns or []) != len(values or []):
+        raise InvalidSetting(f"analyze_table of table {table.qualified_name}: partition_columns "
+                             "and partition_values must be given together, of one length")
+    spec = None if columns is None else dict(zip(columns, values or [], strict=True))
+    analyze(catalog.jvm, catalog.client, catalog.name(), table, spec, bool(args["noscan"]))
+
+
 _TABLE = (_Parameter("schema_name", "STRING"), _Parameter("table_name", "STRING"))
 _SPEC = (_Parameter("partition_columns", "ARRAY<STRING>"),
          _Parameter("partition_values", "ARRAY<STRING>"))
@@ -121,6 +156,13 @@ PROCEDURES: dict[str, _Definition] = {
         (_Parameter("schema_name", "STRING", "NULL"), _Parameter("table_name", "STRING", "NULL"),
          _Parameter("partition_columns", "ARRAY<STRING>", "NULL"),
          _Parameter("partition_values", "ARRAY<STRING>", "NULL")), _flush),
+    "analyze_table": _Definition(
+        "Computes the table's or its partitions' size and row count, stored as Spark's "
+        "built-in catalog stores them (what ANALYZE TABLE ... COMPUTE STATISTICS runs).",
+        (_Parameter("schema_name", "STRING"), _Parameter("table_name", "STRING"),
+         _Parameter("partition_columns", "ARRAY<STRING>", "NULL"),
+         _Parameter("partition_values", "ARRAY<STRING>", "NULL"),
+         _Parameter("noscan", "BOOLEAN", "false")), _analyze),
 }
 
 

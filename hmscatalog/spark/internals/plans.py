@@ -28,13 +28,24 @@ def named_table(jvm: Jvm, node: Any) -> list[str] | None:
     """The multi-part name of the table an INSERT (``table``) or a command (``child``) names,
     while it is unresolved; ``None`` when it is not a name (``IDENTIFIER(...)``)."""
     target = node.table() if kind(node) == "InsertIntoStatement" else node.child()
-    if kind(target) not in ("UnresolvedRelation", "UnresolvedTable"):
+    if kind(target) not in ("UnresolvedRelation", "UnresolvedTable", "UnresolvedTableOrView"):
         return None
     return [str(part) for part in jvm.java_list(target.multipartIdentifier())]
 
 
+def named_namespace(jvm: Jvm, node: Any) -> list[str] | None:
+    """The multi-part name of a namespace a command names (``UnresolvedNamespace``), ``[]``
+    for the current one; ``None`` for anything else."""
+    if kind(node) == "CurrentNamespace":
+        return []
+    if kind(node) != "UnresolvedNamespace":
+        return None
+    return [str(part) for part in jvm.java_list(node.multipartIdentifier())]
+
+
 def partition_clause(jvm: Jvm, insert: Any) -> dict[str, str | None]:
-    """An INSERT's PARTITION clause: column → static value, ``None`` for a dynamic column."""
+    """An INSERT's (or ANALYZE TABLE's) PARTITION clause: column → static value, ``None`` for
+    a dynamic column (one without a value)."""
     spec = jvm.java_map(insert.partitionSpec())
     return {str(key): (str(spec.get(key).get()) if spec.get(key).isDefined() else None)
             for key in spec.keySet()}

@@ -13,12 +13,14 @@ import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation;
 /**
  * Hands the Python side every INSERT of a plan (to check its PARTITION clause), writes by
  * position that come without one ({@code DataFrameWriter.insertInto}), and the
- * commands it runs itself (MSCK REPAIR TABLE, ALTER TABLE RECOVER PARTITIONS, SHOW PARTITIONS).
+ * commands it runs itself (MSCK REPAIR TABLE, ALTER TABLE RECOVER PARTITIONS, SHOW PARTITIONS,
+ * ANALYZE TABLE).
  * Nodes are told apart by class name only, so this compiles against every supported Spark.
  */
 final class HmsRule extends Rule<LogicalPlan> {
   private static final Set<String> COMMANDS =
-      Set.of("RepairTable", "RecoverPartitions", "ShowPartitions");
+      Set.of("RepairTable", "RecoverPartitions", "ShowPartitions", "AnalyzeTable",
+          "AnalyzeColumn", "AnalyzeTables");
   private final SparkSession session;
 
   HmsRule(SparkSession session) {

@@ -1,0 +1,183 @@
+"""``ANALYZE TABLE hms.db.t [PARTITION (...)] COMPUTE STATISTICS [NOSCAN]``: the statistics
+Spark's built-in Hive catalog computes and stores, computed and stored the same way, so either
+catalog reads what the other wrote.
+
+As ``AnalyzeTableCommand`` and ``AnalyzePartitionCommand`` do:
+
+* the size is the bytes of the data files under each location, measured by Spark's own
+  ``CommandUtils.calculateMultipleLocationSizes`` (names starting with ``_`` or ``.`` and
+  Hive's staging directories do not count); the row count is a ``count(*)`` (not with
+  ``NOSCAN``);
+* they are stored as ``spark.sql.statistics.totalSize`` and ``spark.sql.statistics.numRows`` in
+  the table's parameters, or in each analyzed partition's, replacing the statistics Spark stored
+  before, and only where they changed (compared with the statistics the built-in catalog reads:
+  Spark's own, else Hive's ``totalSize``/``rawDataSize``/``numRows``);
+* with ``NOSCAN`` a changed size drops the stored row count, which no longer holds.
+
+A PARTITION clause may leave values out (``PARTITION (dt)``, or the last columns): every
+partition that matches the given values is analyzed; the columns with values must lead the
+partition columns, as the built-in catalog requires. Column statistics (``FOR COLUMNS``) are not
+computed by hms.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from hmscatalog.errors import HmsCatalogError, InvalidPartitionValue, NoSuchPartition
+from hmscatalog.metastore.model import Partition, Table
+from hmscatalog.partitions.codec import DEFAULT_PARTITION_NAME
+from hmscatalog.partitions.types import parse_value
+from hmscatalog.spark.internals.session import location_sizes
+from hmscatalog.spark.jvm import Jvm, quoted
+from hmscatalog.spark.statistics import TableStatistics, table_statistics
+
+if TYPE_CHECKING:
+    from hmscatalog.metastore.client import MetastoreClient
+
+PREFIX = "spark.sql.statistics."
+TOTAL_SIZE = PREFIX + "totalSize"
+NUM_ROWS = PREFIX + "numRows"
+
+
+def new_statistics(old: TableStatistics, size: int,
+                   rows: int | None) -> dict[str, str] | None:
+    """The statistics to store (``CommandUtils.compareAndGetNewStats``), ``None`` when nothing
+    changed: a new size replaces the old (dropping its row count); a new row count is stored
+    with the new size, or with the old size when only the count changed."""
+    old_size = -1 if old.size is None else old.size
+    old_rows = -1 if old.rows is None else old.rows
+    new: dict[str, str] | None = None
+    if size >= 0 and size != old_size:
+        new = {TOTAL_SIZE: str(size)}
+    if rows is not None and rows >= 0 and rows != old_rows:
+        new = {TOTAL_SIZE: new[TOTAL_SIZE] if new else str(old_size), NUM_ROWS: str(rows)}
+    return new
+
+
+def _with_statistics(parameters: Mapping[str, str], new: dict[str, str]) -> dict[str, str]:
+    kept = {k: v for k, v in parameters.items() if not k.startswith(PREFIX)}
+    return {**kept, **new}
+
+
+def analyze(jvm: Jvm, client: MetastoreClient, catalog: str, table: Table,
+            spec: Mapping[str, str | None] | None, noscan: bool) -> None:
+    """Compute and store the statistics of ``table`` (``spec``: the PARTITION clause's
+    column → value, ``None`` for a column without one; ``None``: the whole table)."""
+    if spec is None:
+        _analyze_table(jvm, client, catalog, table, noscan)
+    else:
+        _analyze_partitions(jvm, client, catalog, table, spec, noscan)
+
+
+def _analyze_table(jvm: Jvm, client: MetastoreClient, catalog: str, table: Table,
+                   noscan: bool) -> None:
+    if table.partition_keys:
+        locations = [p.location for p in client.list_partitions(table.database, table.name)]
+    else:
+        locations = [table.location]
+    size = sum(location_sizes(jvm, table.qualified_name, locations))
+    rows = None
+    if not noscan:
+        counted = jvm.jsession.sql(
+            f"SELECT count(*) FROM {quoted(catalog, table.database, table.name)}").collect()
+        rows = int(counted[0].getLong(0))
+    new = new_statistics(table_statistics(table.parameters), size, rows)
+    if new is not None:
+        client.alter_table(table.with_parameters(_with_statistics(table.parameters, new)))
+
+
+def _analyze_partitions(jvm: Jvm, client: MetastoreClient, catalog: str, table: Table,
+                        spec: Mapping[str, str | None], noscan: bool) -> None:
+    names = table.partition_spec.names
+    given = {key.lower(): value for key, value in spec.items()}
+    unknown = sorted(set(given) - set(names))
+    if not table.partition_keys or unknown:
+        raise HmsCatalogError(
+            f"ANALYZE TABLE of table {table.qualified_name}: "
+            + (f"{', '.join(unknown)} is not a partition column" if table.partition_keys
+               else "the table is not partitioned"))
+    fixed = {k: v for k, v in given.items() if v is not None}
+    valued = [name for name in names if name in fixed]
+    if valued != list(names[:len(valued)]):
+        # The built-in catalog's own words (AnalyzePartitionCommand).
+        raise HmsCatalogError(
+            "The list of partition columns with values in partition specification for table "
+            f"'{table.name}' in database '{table.database}' is not a prefix of the list of "
+            f"partition columns defined in the table schema. Expected a prefix of "
+            f"[{','.join(names)}], but got [{','.join(valued)}].")
+    wanted = _typed_spec(table, fixed)
+    partitions = [p for p in client.list_partitions(table.database, table.name)
+                  if _matches(table, p, wanted)]
+    if not partitions:
+        if fixed:
+            raise NoSuchPartition(
+                f"partition ({', '.join(f'{k}={v}' for k, v in fixed.items())}) of table "
+                f"{table.qualified_name} does not exist")
+        return
+    sizes = location_sizes(jvm, table.qualified_name, [p.location for p in partitions])
+    counts = None if noscan else _row_counts(jvm, catalog, table, fixed)
+    changed = []
+    for part, size in zip(partitions, sizes, strict=True):
+        rows = None if counts is None else counts.get(_key(table, part.values))
+        new = new_statistics(table_statistics(part.parameters), size, rows)
+        if new is not None:
+            changed.append(replace(part, parameters=_with_statistics(part.parameters, new)))
+    if changed:
+        client.alter_partitions(table.database, table.name, changed)
+
+
+def _typed_spec(table: Table, fixed: Mapping[str, str]) -> dict[str, Any]:
+    typed = {}
+    for name, text in fixed.items():
+        hive_type = table.partition_spec.column(name).type
+        try:
+            typed[name] = None if text == DEFAULT_PARTITION_NAME else parse_value(text, hive_type)
+        except InvalidPartitionValue as exc:
+            raise HmsCatalogError(f"ANALYZE TABLE of table {table.qualified_name}: {exc}") \
+                from None
+    return typed
+
+
+def _key(table: Table, values: Sequence[str]) -> tuple[Any, ...] | None:
+    try:
+        return table.partition_spec.from_strings(values)
+    except InvalidPartitionValue:
+        return None
+
+
+def _matches(table: Table, part: Partition, wanted: Mapping[str, Any]) -> bool:
+    typed = _key(table, part.values)
+    if typed is None:
+        return False
+    by_name = dict(zip(table.partition_spec.names, typed, strict=True))
+    return all(by_name[name] == value for name, value in wanted.items())
+
+
+def _row_counts(jvm: Jvm, catalog: str, table: Table,
+                fixed: Mapping[str, str]) -> dict[tuple[Any, ...] | None, int]:
+    """Rows per partition (by typed values) of the partitions ``fixed`` selects."""
+    columns = ", ".join(quoted(c.name) for c in table.partition_keys)
+    strings = ", ".join(f"CAST({quoted(c.name)} AS STRING)" for c in table.partition_keys)
+    conditions = [
+        f"{quoted(name)} IS NULL" if value == DEFAULT_PARTITION_NAME
+        else f"{quoted(name)} <=> CAST('{_sql_text(value)}' AS "
+             f"{table.partition_spec.column(name).type})"
+        for name, value in fixed.items()]
+    where = f" WHERE {' AND '.join(conditions)}" if conditions else ""
+    rows = jvm.jsession.sql(
+        f"SELECT {strings}, count(*) FROM {quoted(catalog, table.database, table.name)}"
+        f"{where} GROUP BY {columns}").collect()
+    width = len(table.partition_keys)
+    counts: dict[tuple[Any, ...] | None, int] = {}
+    for row in rows:
+        values = [DEFAULT_PARTITION_NAME if row.isNullAt(i) else str(row.getString(i))
+                  for i in range(width)]
+        counts[_key(table, values)] = int(row.getLong(width))
+    return counts
+
+
+def _sql_text(value: str) -> str:
+    return value.replace("\\", "\\\\").replace("'", "\\'")
