@@ -196,8 +196,8 @@ def _hourly_table(spark: Any, client: Any, partitions: int) -> dict[str, Any]:
     root = Path((table.location or "").removeprefix("file:"))
     (spark.range(partitions * 20)
      .selectExpr("rand(5) * 100 AS v", f"CAST(id % {partitions} AS INT) AS k")
-     .selectExpr("v", f"CAST(date_add(DATE'2020-01-01', k DIV {hours}) AS STRING) AS dt",
-                 f"k % {hours} AS hr")
+     .selectExpr("v", f"CAST(date_add(DATE'2020-01-01', CAST(k DIV {hours} AS INT)) "
+                      "AS STRING) AS dt", f"k % {hours} AS hr")
      .repartition(2, "dt").write.partitionBy("dt", "hr").mode("append").parquet(str(root)))
     written = sorted(str(d.relative_to(root)) for d in root.glob("dt=*/hr=*"))
     spec = table.partition_spec

@@ -16,8 +16,11 @@ As ``AnalyzeTableCommand`` and ``AnalyzePartitionCommand`` do:
 
 A PARTITION clause may leave values out (``PARTITION (dt)``, or the last columns): every
 partition that matches the given values is analyzed; the columns with values must lead the
-partition columns, as the built-in catalog requires. Column statistics (``FOR COLUMNS``) are not
-computed by hms.
+partition columns, as the built-in catalog requires.
+
+``FOR COLUMNS`` (:func:`analyze_columns`) computes Spark's column statistics with Spark's own
+code, stored as ``spark.sql.statistics.colStats.<column>.<statistic>`` with the table's size and
+row count, as ``AnalyzeColumnCommand`` stores them.
 """
 
 from __future__ import annotations
@@ -30,7 +33,11 @@ from hmscatalog.errors import HmsCatalogError, InvalidPartitionValue, NoSuchPart
 from hmscatalog.metastore.model import Partition, Table
 from hmscatalog.partitions.codec import DEFAULT_PARTITION_NAME
 from hmscatalog.partitions.types import parse_value
-from hmscatalog.spark.internals.session import location_sizes
+from hmscatalog.spark.internals.stats import (
+    UnanalyzableColumn,
+    column_statistics,
+    location_sizes,
+)
 from hmscatalog.spark.jvm import Jvm, quoted
 from hmscatalog.spark.statistics import TableStatistics, table_statistics
 
@@ -40,6 +47,7 @@ if TYPE_CHECKING:
 PREFIX = "spark.sql.statistics."
 TOTAL_SIZE = PREFIX + "totalSize"
 NUM_ROWS = PREFIX + "numRows"
+COLUMN_STATS = PREFIX + "colStats."
 
 
 def new_statistics(old: TableStatistics, size: int,
@@ -72,13 +80,42 @@ def analyze(jvm: Jvm, client: MetastoreClient, catalog: str, table: Table,
         _analyze_partitions(jvm, client, catalog, table, spec, noscan)
 
 
-def _analyze_table(jvm: Jvm, client: MetastoreClient, catalog: str, table: Table,
-                   noscan: bool) -> None:
+def _total_size(jvm: Jvm, client: MetastoreClient, table: Table) -> int:
     if table.partition_keys:
         locations = [p.location for p in client.list_partitions(table.database, table.name)]
     else:
         locations = [table.location]
-    size = sum(location_sizes(jvm, table.qualified_name, locations))
+    return sum(location_sizes(jvm, table.qualified_name, locations))
+
+
+def analyze_columns(jvm: Jvm, client: MetastoreClient, catalog: str, table: Table,
+                    columns: Sequence[str] | None) -> None:
+    """``ANALYZE TABLE ... COMPUTE STATISTICS FOR COLUMNS c1, c2`` (``columns``; ``None``: FOR
+    ALL COLUMNS), as ``AnalyzeColumnCommand``: Spark's own column statistics, stored with the
+    table's size and row count; the statistics of other columns stay."""
+    qualified = quoted(catalog, table.database, table.name)
+    try:
+        rows, computed = column_statistics(jvm, qualified, columns)
+    except KeyError as exc:
+        raise HmsCatalogError(f"ANALYZE TABLE ... FOR COLUMNS of table {table.qualified_name}: "
+                              f"it has no column {exc.args[0]}") from None
+    except UnanalyzableColumn as exc:
+        name, type_text = exc.args
+        raise HmsCatalogError(  # the built-in catalog's words
+            f"Column {name} in table {table.qualified_name} is of type {type_text}, and Spark "
+            "does not support statistics collection on this column type.") from None
+    analyzed = {key.split(".", 1)[0].lower() for key in computed}
+    kept = {k: v for k, v in table.parameters.items()
+            if k.startswith(COLUMN_STATS)
+            and k[len(COLUMN_STATS):].split(".", 1)[0].lower() not in analyzed}
+    new = {TOTAL_SIZE: str(_total_size(jvm, client, table)), NUM_ROWS: str(rows), **kept,
+           **{COLUMN_STATS + k: v for k, v in computed.items()}}
+    client.alter_table(table.with_parameters(_with_statistics(table.parameters, new)))
+
+
+def _analyze_table(jvm: Jvm, client: MetastoreClient, catalog: str, table: Table,
+                   noscan: bool) -> None:
+    size = _total_size(jvm, client, table)
     rows = None
     if not noscan:
         counted = jvm.jsession.sql(

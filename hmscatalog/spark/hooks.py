@@ -84,10 +84,8 @@ class SessionHooks(JavaProxy):
         if kind == "AnalyzeTable":
             return plans.parse(session, _analyze_call(catalog, table, command, self._jvm))
         if kind == "AnalyzeColumn":
-            self._jvm.throw(self._jvm.bare_error(
-                f"hms cannot compute column statistics (ANALYZE TABLE ... FOR COLUMNS) of "
-                f"table {table.qualified_name} yet; its size and row count: ANALYZE TABLE "
-                f"{quoted(catalog, table.database, table.name)} COMPUTE STATISTICS", None))
+            return plans.parse(session, _analyze_columns_call(catalog, table, command,
+                                                              self._jvm))
         qualified = quoted(catalog, table.database, table.name)
         if not table.partition_keys:
             self._jvm.throw(plans.analysis_error(
@@ -109,7 +107,7 @@ class SessionHooks(JavaProxy):
         catalog, database, _ = found
         return plans.parse(session, (
             f"CALL {quoted(catalog)}.system.analyze_table({_sql_string(database)}, NULL, NULL, "
-            f"NULL, {str(bool(command.noScan())).lower()})"))
+            f"NULL, {str(bool(command.noScan())).lower()}, NULL, false)"))
 
     def _table(self, session: Any, node: Any) -> tuple[str, Table] | None:
         """The attached catalog and metastore table a statement names, if it names one."""
@@ -170,7 +168,17 @@ def _analyze_call(catalog: str, table: Table, command: Any, jvm: Jvm) -> str:
         values = ", ".join("NULL" if v is None else _sql_string(v) for v in clause.values())
         spec = f"array({names}), array({values})"
     return (f"CALL {quoted(catalog)}.system.analyze_table({_sql_string(table.database)}, "
-            f"{_sql_string(table.name)}, {spec}, {str(bool(command.noScan())).lower()})")
+            f"{_sql_string(table.name)}, {spec}, {str(bool(command.noScan())).lower()}, NULL, "
+            "false)")
+
+
+def _analyze_columns_call(catalog: str, table: Table, command: Any, jvm: Jvm) -> str:
+    """The CALL that ANALYZE TABLE ... COMPUTE STATISTICS FOR [ALL] COLUMNS runs."""
+    names = plans.analyzed_columns(jvm, command)
+    columns = "NULL" if names is None else f"array({', '.join(map(_sql_string, names))})"
+    return (f"CALL {quoted(catalog)}.system.analyze_table({_sql_string(table.database)}, "
+            f"{_sql_string(table.name)}, NULL, NULL, false, {columns}, "
+            f"{str(names is None).lower()})")
 
 
 def _sql_string(text: str) -> str:

@@ -10,8 +10,9 @@ plugins):
 * ``unregister_partition(schema_name, table_name, partition_columns, partition_values)``;
 * ``flush_metadata_cache([schema_name, table_name[, partition_columns, partition_values]])``:
   forgets the file listings hms keeps (all, or the table's);
-* ``analyze_table(schema_name, table_name[, partition_columns, partition_values[, noscan]])``:
-  hmscatalog's own, what ``ANALYZE TABLE ... COMPUTE STATISTICS`` runs on hms tables
+* ``analyze_table(schema_name, table_name[, partition_columns, partition_values[, noscan[,
+  columns[, all_columns]]]])``: hmscatalog's own, what ``ANALYZE TABLE ... COMPUTE STATISTICS
+  [FOR COLUMNS ...]`` runs on hms tables
   (:mod:`hmscatalog.spark.analyze`); a NULL among ``partition_values`` is a column given
   without a value (``PARTITION (dt)``), NULL arrays the whole table, a NULL ``table_name``
   every table of the schema (``ANALYZE TABLES IN``: a table that fails is skipped with a
@@ -29,7 +30,7 @@ from hmscatalog.errors import InvalidSetting
 from hmscatalog.maintenance.partitions import register_partition, unregister_partition
 from hmscatalog.maintenance.repair import repair_table
 from hmscatalog.metastore.model import Table
-from hmscatalog.spark.analyze import analyze
+from hmscatalog.spark.analyze import analyze, analyze_columns
 from hmscatalog.spark.internals import plans
 from hmscatalog.spark.jvm import CATALOG_PKG, JavaProxy, Jvm, quoted
 
@@ -134,6 +135,13 @@ def _analyze_one(catalog: HmsCatalog, table: Table, args: dict[str, Any]) -> Non
         raise InvalidSetting(f"analyze_table of table {table.qualified_name}: partition_columns "
                              "and partition_values must be given together, of one length")
     spec = None if columns is None else dict(zip(columns, values or [], strict=True))
+    if args.get("all_columns") or args.get("columns") is not None:
+        if spec is not None or args.get("noscan"):
+            raise InvalidSetting(f"analyze_table of table {table.qualified_name}: column "
+                                 "statistics are of the whole table, with a scan")
+        analyze_columns(catalog.jvm, catalog.client, catalog.name(), table,
+                        None if args.get("all_columns") else args["columns"])
+        return
     analyze(catalog.jvm, catalog.client, catalog.name(), table, spec, bool(args["noscan"]))
 
 
@@ -162,7 +170,8 @@ PROCEDURES: dict[str, _Definition] = {
         (_Parameter("schema_name", "STRING"), _Parameter("table_name", "STRING"),
          _Parameter("partition_columns", "ARRAY<STRING>", "NULL"),
          _Parameter("partition_values", "ARRAY<STRING>", "NULL"),
-         _Parameter("noscan", "BOOLEAN", "false")), _analyze),
+         _Parameter("noscan", "BOOLEAN", "false"), _Parameter("columns", "ARRAY<STRING>", "NULL"),
+         _Parameter("all_columns", "BOOLEAN", "false")), _analyze),
 }
 
 

@@ -1,5 +1,6 @@
 """ANALYZE TABLE through hms against Spark's built-in Hive catalog on the same table: each
-stores the same statistics, and each reads what the other stored."""
+stores the same statistics (sizes, row counts, column statistics), and each reads what the
+other stored."""
 
 from __future__ import annotations
 
@@ -60,6 +61,8 @@ def _forget(client: MetastoreClient, db: str) -> None:
     "ANALYZE TABLE {c}.sales PARTITION (dt='2024-01-01') COMPUTE STATISTICS",
     "ANALYZE TABLE {c}.sales PARTITION (dt, hr) COMPUTE STATISTICS",
     "ANALYZE TABLE {c}.sales PARTITION (dt='2024-01-02', hr) COMPUTE STATISTICS NOSCAN",
+    "ANALYZE TABLE {c}.sales COMPUTE STATISTICS FOR COLUMNS v, dt",
+    "ANALYZE TABLE {c}.sales COMPUTE STATISTICS FOR ALL COLUMNS",
 ])
 def test_both_catalogs_store_the_same_statistics(spark: Any, sales: str,
                                                  client: MetastoreClient, statement: str) -> None:
@@ -105,9 +108,8 @@ def test_unchanged_statistics_are_not_stored_again(spark: Any, sales: str,
      "The list of partition columns with values in partition specification for table 'sales' "
      "in database '{db}' is not a prefix of the list of partition columns defined in the table "
      "schema. Expected a prefix of [dt,hr], but got [hr]."),
-    ("ANALYZE TABLE hms.{db}.sales COMPUTE STATISTICS FOR COLUMNS v",
-     "hms cannot compute column statistics (ANALYZE TABLE ... FOR COLUMNS) of table "
-     "{db}.sales yet"),
+    ("ANALYZE TABLE hms.{db}.sales COMPUTE STATISTICS FOR COLUMNS v, nope",
+     "ANALYZE TABLE ... FOR COLUMNS of table {db}.sales: it has no column nope"),
 ])
 def test_refusals_name_the_table_and_store_nothing(spark: Any, sales: str,
                                                    client: MetastoreClient, statement: str,
@@ -138,3 +140,15 @@ def test_analyze_tables_in_a_database_analyzes_each(spark: Any, sales: str,
     # hms's own write already stored flat's size and row count as Hive does (numRows,
     # totalSize), which both read: unchanged, so neither stores Spark's.
     assert stored[0][1] == {}
+
+
+def test_column_statistics_of_other_columns_stay(spark: Any, sales: str,
+                                                 client: MetastoreClient) -> None:
+    spark.sql(f"ANALYZE TABLE hms.{sales}.sales COMPUTE STATISTICS FOR COLUMNS v").collect()
+    spark.sql(f"ANALYZE TABLE hms.{sales}.sales COMPUTE STATISTICS FOR COLUMNS hr").collect()
+    stored = _table_stats(client, sales)
+    assert stored[STATS + "colStats.v.max"] == "99"
+    assert stored[STATS + "colStats.hr.distinctCount"] == "2"
+    described = {r[0]: r[1] for r in spark.sql(
+        f"DESCRIBE TABLE EXTENDED spark_catalog.{sales}.sales v").collect()}
+    assert (described["min"], described["max"], described["num_nulls"]) == ("0", "99", "0")

@@ -51,6 +51,13 @@ def partition_clause(jvm: Jvm, insert: Any) -> dict[str, str | None]:
             for key in spec.keySet()}
 
 
+def analyzed_columns(jvm: Jvm, node: Any) -> list[str] | None:
+    """The columns of ``ANALYZE TABLE ... FOR COLUMNS a, b``; ``None`` for FOR ALL COLUMNS."""
+    if bool(node.allColumns()) or not node.columnNames().isDefined():
+        return None
+    return [str(name) for name in jvm.java_list(node.columnNames().get())]
+
+
 def repair_flags(node: Any) -> tuple[bool, bool]:
     """Whether MSCK adds and drops partitions (``RecoverPartitions`` only adds)."""
     if kind(node) == "RepairTable":

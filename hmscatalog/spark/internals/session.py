@@ -9,7 +9,6 @@ DataFrames over tables that no catalog holds and writes into them, the built-in 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from py4j.protocol import Py4JJavaError
@@ -159,14 +158,3 @@ def start_thrift_server(spark: Any) -> Any:
                      "org.apache.spark.sql.hive.thriftserver.HiveThriftServer2")
     return server.startWithContext(spark._jsparkSession.sqlContext())
 
-
-def location_sizes(jvm: Jvm, name: str, locations: Sequence[str | None]) -> list[int]:
-    """Bytes of the data files under each location, as Spark measures a table for ANALYZE
-    TABLE (``CommandUtils.calculateMultipleLocationSizes``: names starting with ``_`` or ``.``
-    and Hive's staging directories do not count); ``name`` is the table's, for Spark's log."""
-    utils = jvm.scala_object("org.apache.spark.sql.execution.command.CommandUtils")
-    uri = jvm.cls("java.net.URI")
-    paths = [jvm.none() if loc is None else jvm.some(uri(loc)) for loc in locations]
-    identifier = jvm.scala_object("org.apache.spark.sql.catalyst.TableIdentifier").apply(name)
-    sizes = utils.calculateMultipleLocationSizes(jvm.jsession, identifier, jvm.seq(paths))
-    return [int(str(sizes.apply(i))) for i in range(sizes.size())]
