@@ -158,7 +158,8 @@ def _analyze_partitions(jvm: Jvm, client: MetastoreClient, catalog: str, table: 
     counts = None if noscan else _row_counts(jvm, catalog, table, fixed)
     changed = []
     for part, size in zip(partitions, sizes, strict=True):
-        rows = None if counts is None else counts.get(_key(table, part.values))
+        key = _key(table, part.values)  # None: a value that does not parse, nothing matched
+        rows = None if counts is None or key is None else counts.get(key)
         new = new_statistics(table_statistics(part.parameters), size, rows)
         if new is not None:
             changed.append(replace(part, parameters=_with_statistics(part.parameters, new)))
@@ -194,7 +195,7 @@ def _matches(table: Table, part: Partition, wanted: Mapping[str, Any]) -> bool:
 
 
 def _row_counts(jvm: Jvm, catalog: str, table: Table,
-                fixed: Mapping[str, str]) -> dict[tuple[Any, ...] | None, int]:
+                fixed: Mapping[str, str]) -> dict[tuple[Any, ...], int]:
     """Rows per partition (by typed values) of the partitions ``fixed`` selects."""
     columns = ", ".join(quoted(c.name) for c in table.partition_keys)
     strings = ", ".join(f"CAST({quoted(c.name)} AS STRING)" for c in table.partition_keys)
@@ -208,11 +209,13 @@ def _row_counts(jvm: Jvm, catalog: str, table: Table,
         f"SELECT {strings}, count(*) FROM {quoted(catalog, table.database, table.name)}"
         f"{where} GROUP BY {columns}").collect()
     width = len(table.partition_keys)
-    counts: dict[tuple[Any, ...] | None, int] = {}
+    counts: dict[tuple[Any, ...], int] = {}
     for row in rows:
         values = [DEFAULT_PARTITION_NAME if row.isNullAt(i) else str(row.getString(i))
                   for i in range(width)]
-        counts[_key(table, values)] = int(row.getLong(width))
+        key = _key(table, values)
+        if key is not None:
+            counts[key] = int(row.getLong(width))
     return counts
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,6 +72,23 @@ def _value(value: Any, zone: dt.tzinfo | None) -> Any:
     raise _Untranslatable(type(value).__name__)
 
 
+_INTEGER = re.compile(r"-?[0-9]+")
+
+
+def _in_values(f: Any, zone: dt.tzinfo | None) -> tuple[Any, ...]:
+    """The values of an ``In`` filter. A long list of integers (a join's runtime values of a
+    key) is read from the filter's text, ``In(sk, [1,2,3])``, in a few py4j calls instead of
+    one per value; anything else value by value."""
+    values = f.values()
+    if len(values) > 8 and type(values[0]) is int:  # Integer, Long, Short or Byte
+        prefix, text = f"In({f.attribute()}, [", str(f.toString())
+        items = text[len(prefix):-2].split(",")
+        if (text.startswith(prefix) and text.endswith("])") and len(items) == len(values)
+                and all(_INTEGER.fullmatch(item) for item in items)):
+            return tuple(int(item) for item in items)
+    return tuple(_value(v, zone) for v in values)
+
+
 def to_predicate(spark_filter: Any, zone: dt.tzinfo | None = None) -> Predicate:
     """Translate one Spark ``Filter`` (a py4j object) into a predicate; TIMESTAMP literals
     compare in ``zone``."""
@@ -87,7 +105,7 @@ def _translate(f: Any, zone: dt.tzinfo | None) -> Predicate:
     if kind == "EqualNullSafe":
         return EqualNullSafe(str(f.attribute()), _value(f.value(), zone))
     if kind == "In":
-        return In(str(f.attribute()), tuple(_value(v, zone) for v in f.values()))
+        return In(str(f.attribute()), _in_values(f, zone))
     if kind == "IsNull":
         return IsNull(str(f.attribute()))
     if kind == "IsNotNull":

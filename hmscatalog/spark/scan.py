@@ -103,7 +103,7 @@ class HmsScan(JavaProxy):
         self._filtered = False
 
     def _settle(self) -> None:
-        """Make the selection a pending scan waited with: no runtime values came."""
+        """Select now what a pending scan waited to select: it runs without runtime values."""
         if self._selection is None:
             assert self._runtime is not None
             self._use(self._runtime.select(self._runtime.predicate))
