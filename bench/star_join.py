@@ -2,7 +2,7 @@
 metastore, in the same run.
 
     .venv/bin/python bench/star_join.py [--days 1095] [--rows 2000000] [--repeat 5]
-        [--point-partitions 10000]
+        [--point-partitions 10000] [--queries one_month,two_dimensions,non_selective,point]
 
 A fact table partitioned by a date key (``--days`` partitions, ``--rows`` rows, Parquet) and two
 small dimensions (dates, stores) are written once through the built-in catalog. Three query
@@ -118,7 +118,13 @@ def main() -> int:
     parser.add_argument("--rows", type=int, default=2_000_000)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--point-partitions", type=int, default=10_000)
+    parser.add_argument("--queries", default=",".join(SHAPES),
+                        help="comma-separated shapes to run (tables no shape reads are not built)")
     args = parser.parse_args()
+    shapes = args.queries.split(",")
+    unknown = sorted(set(shapes) - set(SHAPES))
+    if unknown:
+        parser.error(f"unknown query {', '.join(unknown)}; choose from {', '.join(SHAPES)}")
     counter = Py4jCounter()
 
     with peers("star") as (work, spark, hms):
@@ -126,36 +132,18 @@ def main() -> int:
         spark.sql("SET hive.exec.dynamic.partition.mode=nonstrict")
         spark.sql("SET hive.exec.max.dynamic.partitions=100000")
         base = f"spark_catalog.{DB}"
-        began = time.perf_counter()
-        spark.sql(f"CREATE TABLE {base}.date_dim (d_date_sk INT, d_year INT, d_moy INT) "
-                  "STORED AS PARQUET")
-        # Day k is 1997-01-01 + k: the default 1,095 days are 1997 to 1999.
-        spark.sql(f"INSERT INTO {base}.date_dim SELECT CAST(id AS INT), "
-                  "year(date_add(DATE'1997-01-01', CAST(id AS INT))), "
-                  "month(date_add(DATE'1997-01-01', CAST(id AS INT))) "
-                  f"FROM range({args.days})")
-        spark.sql(f"CREATE TABLE {base}.store (s_store_sk INT, s_state STRING) "
-                  "STORED AS PARQUET")
-        spark.sql(f"INSERT INTO {base}.store SELECT CAST(id AS INT), "
-                  "element_at(array('CA', 'NY', 'TX', 'WA'), CAST(id % 4 + 1 AS INT)) "
-                  "FROM range(40)")
-        spark.sql(f"CREATE TABLE {base}.store_sales (ss_store_sk INT, ss_price DOUBLE) "
-                  "PARTITIONED BY (ss_sold_date_sk INT) STORED AS PARQUET")
-        spark.sql(f"INSERT INTO {base}.store_sales PARTITION (ss_sold_date_sk) "
-                  "SELECT CAST(id % 40 AS INT), rand(7) * 100, "
-                  f"CAST(id % {args.days} AS INT) FROM range({args.rows}) "
-                  "DISTRIBUTE BY CAST(id % 8 AS INT)")
-        spark.sql(f"ANALYZE TABLE {base}.date_dim COMPUTE STATISTICS")
-        spark.sql(f"ANALYZE TABLE {base}.store COMPUTE STATISTICS")
-        print(f"tables written in {time.perf_counter() - began:.1f} s: {args.days} partitions, "
-              f"{args.rows:,} rows")
-        began = time.perf_counter()
-        point = _hourly_table(spark, hms.client, args.point_partitions)
-        print(f"hourly: {args.point_partitions:,} partitions written and registered in "
-              f"{time.perf_counter() - began:.1f} s")
+        if set(shapes) - set(PARTITIONED):
+            _star_tables(spark, base, args.days, args.rows)
+        point: dict[str, Any] = {}
+        if "point" in shapes:
+            began = time.perf_counter()
+            point = _hourly_table(spark, hms.client, args.point_partitions)
+            print(f"hourly: {args.point_partitions:,} partitions written and registered in "
+                  f"{time.perf_counter() - began:.1f} s")
         print(f"{'query':16} {'hms s':>8} {'built-in s':>11} {'hms/built-in':>13} "
               f"{'partitions hms':>15} {'built-in':>9} {'py4j hms':>12} {'built-in':>12}")
-        for shape, query in SHAPES.items():
+        for shape in shapes:
+            query = SHAPES[shape]
             times: dict[str, list[float]] = {"hms": [], "spark_catalog": []}
             calls: dict[str, list[tuple[int, int]]] = {"hms": [], "spark_catalog": []}
             read: dict[str, int | None] = {}
@@ -183,6 +171,34 @@ def main() -> int:
         print("py4j: commands sent to the JVM / calls into Python, median per query (the "
               "timed span: spark.sql and collect)")
     return 0
+
+
+def _star_tables(spark: Any, base: str, days: int, rows: int) -> None:
+    """The fact table ``store_sales`` (``days`` daily partitions, ``rows`` rows) and the
+    dimensions ``date_dim`` and ``store``, written through the built-in catalog."""
+    began = time.perf_counter()
+    spark.sql(f"CREATE TABLE {base}.date_dim (d_date_sk INT, d_year INT, d_moy INT) "
+              "STORED AS PARQUET")
+    # Day k is 1997-01-01 + k: the default 1,095 days are 1997 to 1999.
+    spark.sql(f"INSERT INTO {base}.date_dim SELECT CAST(id AS INT), "
+              "year(date_add(DATE'1997-01-01', CAST(id AS INT))), "
+              "month(date_add(DATE'1997-01-01', CAST(id AS INT))) "
+              f"FROM range({days})")
+    spark.sql(f"CREATE TABLE {base}.store (s_store_sk INT, s_state STRING) "
+              "STORED AS PARQUET")
+    spark.sql(f"INSERT INTO {base}.store SELECT CAST(id AS INT), "
+              "element_at(array('CA', 'NY', 'TX', 'WA'), CAST(id % 4 + 1 AS INT)) "
+              "FROM range(40)")
+    spark.sql(f"CREATE TABLE {base}.store_sales (ss_store_sk INT, ss_price DOUBLE) "
+              "PARTITIONED BY (ss_sold_date_sk INT) STORED AS PARQUET")
+    spark.sql(f"INSERT INTO {base}.store_sales PARTITION (ss_sold_date_sk) "
+              "SELECT CAST(id % 40 AS INT), rand(7) * 100, "
+              f"CAST(id % {days} AS INT) FROM range({rows}) "
+              "DISTRIBUTE BY CAST(id % 8 AS INT)")
+    spark.sql(f"ANALYZE TABLE {base}.date_dim COMPUTE STATISTICS")
+    spark.sql(f"ANALYZE TABLE {base}.store COMPUTE STATISTICS")
+    print(f"tables written in {time.perf_counter() - began:.1f} s: {days} partitions, "
+          f"{rows:,} rows")
 
 
 def _hourly_table(spark: Any, client: Any, partitions: int) -> dict[str, Any]:
