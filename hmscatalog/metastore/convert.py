@@ -105,7 +105,7 @@ def table_from_thrift(table: t.Table) -> Table:
 
 
 def partition_to_thrift(part: Partition, table: Table) -> t.Partition:
-    columns = [column_to_thrift(c) for c in table.columns]
+    columns = [column_to_thrift(c) for c in part.columns or table.columns]
     return t.Partition(
         values=list(part.values),
         dbName=part.database,
@@ -125,6 +125,8 @@ def partition_from_thrift(part: t.Partition) -> Partition:
         storage=storage_from_thrift(part.sd),
         parameters=dict(part.parameters or {}),
         create_time=part.createTime or 0,
+        columns=tuple(column_from_thrift(c) for c in (part.sd.cols if part.sd and part.sd.cols
+                                                       else [])),
     )
 
 

@@ -182,6 +182,9 @@ class Partition:
     storage: Storage
     parameters: Mapping[str, str] = field(default_factory=dict)
     create_time: int = 0
+    # The partition's own data columns (its storage descriptor's), which stay as they were
+    # when the table's columns change without CASCADE; empty: the table's.
+    columns: Sequence[Column] = ()
 
     @property
     def location(self) -> str | None:

@@ -108,7 +108,7 @@ class MetastoreSource:
     def select(self, predicate: Predicate) -> Selection:
         total = self._access.count_later(self._table)
         chosen = select_partitions(self._access.metastore, self._table, predicate)
-        return Selection([SelectedPartition(tuple(p.values), p.location)
+        return Selection([SelectedPartition(tuple(p.values), p.location, p)
                           for p in chosen.partitions], "metastore", total,
                          metastore_filter=chosen.metastore_filter,
                          client_filtered=chosen.client_filtered)

@@ -22,7 +22,7 @@ from typing import Literal, Protocol
 
 from hmscatalog.errors import HmsCatalogError
 from hmscatalog.expressions.predicates import Predicate
-from hmscatalog.metastore.model import Column, StorageFormat, Table
+from hmscatalog.metastore.model import Column, Partition, StorageFormat, Table
 from hmscatalog.partitions.spec import PartitionSpec
 
 log = logging.getLogger(__name__)
@@ -84,6 +84,9 @@ class SelectedPartition:
 
     values: tuple[str, ...]
     location: str | None
+    # A registered partition's metastore record (its own storage format and columns), which
+    # tables stored with a Hive SerDe read each partition with; None for other sources.
+    partition: Partition | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

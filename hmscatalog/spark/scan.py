@@ -23,6 +23,7 @@ from hmscatalog.expressions.instants import zone_of
 from hmscatalog.expressions.predicates import IsNotNull, Predicate, and_all
 from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.model import Table
+from hmscatalog.metastore.serde import NATIVE_FORMATS
 from hmscatalog.partitions.codec import make_part_name
 from hmscatalog.sources.choose import source_for
 from hmscatalog.sources.source import ReadTarget, Selection, describe
@@ -32,6 +33,7 @@ from hmscatalog.spark.internals.session import time_zone
 from hmscatalog.spark.jvm import JavaProxy, Jvm
 from hmscatalog.spark.listing import ListingCache, directory_stamps
 from hmscatalog.spark.rows import internal_row
+from hmscatalog.spark.serde_io import serde_scan
 from hmscatalog.spark.statistics import Statistics, TableStatistics, table_statistics
 
 READ = "org.apache.spark.sql.connector.read"
@@ -283,6 +285,10 @@ class HmsScanBuilder(JavaProxy):
         source = source_for(target, self._context.storage_options, self._context)
 
         def scan(chosen: Selection) -> Any:
+            if target.table is not None and target.format not in NATIVE_FORMATS:
+                return serde_scan(self._jvm, target.table, chosen, self._required,
+                                  table_statistics(target.properties))
+            self._refuse_other_formats(chosen)
             builder = self._file_scan_builder(chosen, chosen.files)
             return read.build_file_scan(self._jvm, builder, self._required, data_filters)
 
@@ -305,6 +311,21 @@ class HmsScanBuilder(JavaProxy):
                            table_statistics(target.properties))
         selection = source.select(predicate)
         return HmsScan(self._jvm, scan(selection), named, selection, runtime)
+
+    def _refuse_other_formats(self, selection: Selection) -> None:
+        """Refuse partitions whose own format is not the table's (after ``ALTER TABLE ... SET
+        FILEFORMAT``), which Spark's Parquet or ORC reader would misread."""
+        fmt = self._table.format
+        for chosen in selection.partitions:
+            part = chosen.partition
+            if part is not None and part.storage.format is not fmt:
+                theirs = part.storage.format
+                self._jvm.unsupported(
+                    f"hms cannot read table {self._table.qualified_name}: its partition "
+                    f"{make_part_name(self._table.partition_spec.names, list(part.values))} is "
+                    f"stored as {theirs.name.lower() if theirs else part.storage.serde}, the "
+                    f"table as {fmt.name.lower() if fmt else '?'}; hms reads a "
+                    "parquet or orc table whose partitions all share its format")
 
     def _file_scan_builder(self, selection: Selection,
                            files: Mapping[str, Sequence[str]]) -> Any:

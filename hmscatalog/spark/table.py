@@ -7,7 +7,8 @@ from dataclasses import replace
 from typing import Any
 
 from hmscatalog.errors import AlreadyExists, NoSuchPartition
-from hmscatalog.metastore.model import Partition, StorageFormat, Table
+from hmscatalog.metastore.model import Partition, Table
+from hmscatalog.metastore.serde import NATIVE_FORMATS
 from hmscatalog.partitions.codec import make_part_name, parse_part_name
 from hmscatalog.projection.config import TEMPLATE
 from hmscatalog.sources.projection import projection_of
@@ -16,11 +17,11 @@ from hmscatalog.spark.internals.session import v2_columns
 from hmscatalog.spark.jvm import CATALOG_PKG, JavaProxy
 from hmscatalog.spark.rows import internal_row, partition_strings
 from hmscatalog.spark.scan import CatalogContext, HmsScanBuilder
+from hmscatalog.spark.serde_io import check_readable, check_writable
 from hmscatalog.spark.write import HmsWriteBuilder
 
 # Table parameters the metastore or Hive manage; not shown as user properties.
 _HIDDEN_PARAMETERS = frozenset({"EXTERNAL", "transient_lastDdlTime", "comment"})
-READABLE_FORMATS = (StorageFormat.PARQUET, StorageFormat.ORC)
 
 
 def table_properties(table: Table) -> dict[str, str]:
@@ -126,7 +127,7 @@ class HmsTable(ReadOnlyTable):
             capability.BATCH_READ, capability.BATCH_WRITE, capability.TRUNCATE,
             capability.OVERWRITE_BY_FILTER, capability.OVERWRITE_DYNAMIC]))
 
-    def _require_supported_format(self, verb: str) -> None:
+    def _refuse_acid(self, verb: str) -> None:
         acid = self.table.acid
         if acid is not None:
             kind = ("an insert-only ACID table (transactional=true, "
@@ -136,20 +137,17 @@ class HmsTable(ReadOnlyTable):
                 f"hms cannot {verb} table {self.table.qualified_name}: it is {kind}, whose files "
                 "only readers of Hive's transactions can read exactly; hms reads and writes "
                 "non-transactional tables")
-        fmt = self.table.format
-        if fmt not in READABLE_FORMATS:
-            storage = self.table.storage
-            stored = fmt.name.lower() if fmt else (storage.input_format or "unknown")
-            self._jvm.unsupported(
-                f"hms cannot {verb} table {self.table.qualified_name}: it is stored as {stored}; "
-                f"hms can {verb} parquet and orc tables")
 
     def newScanBuilder(self, options: Any) -> Any:
-        self._require_supported_format("read")
+        self._refuse_acid("read")
+        if self.table.format not in NATIVE_FORMATS:
+            check_readable(self._jvm, self.table)
         return super().newScanBuilder(options)
 
     def newWriteBuilder(self, info: Any) -> Any:
-        self._require_supported_format("write")
+        self._refuse_acid("write")
+        if self.table.format not in NATIVE_FORMATS:
+            check_writable(self._jvm, self.table)
         projection = projection_of(self.target)
         if projection is not None and projection.template is not None:
             self._jvm.unsupported(

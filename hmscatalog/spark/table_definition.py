@@ -16,6 +16,7 @@ from hmscatalog.metastore.model import (
     MANAGED_TABLE,
     Column,
     Storage,
+    StorageClasses,
     StorageFormat,
     Table,
 )
@@ -23,8 +24,24 @@ from hmscatalog.partitions.types import parse_hive_type
 from hmscatalog.spark.internals.session import builtin_table_storage
 from hmscatalog.spark.jvm import Jvm
 
-_FORMATS = {"parquet": StorageFormat.PARQUET, "orc": StorageFormat.ORC,
-            "textfile": StorageFormat.TEXT, "text": StorageFormat.TEXT}
+_HIVE = "org.apache.hadoop.hive"
+_TEXT = ("org.apache.hadoop.mapred.TextInputFormat", f"{_HIVE}.ql.io.HiveIgnoreKeyTextOutputFormat")
+# STORED AS names and their classes (input format, output format, default SerDe), as Hive and
+# the built-in catalog's DDL store them.
+_STORED_AS = {
+    "parquet": StorageFormat.PARQUET.value, "orc": StorageFormat.ORC.value,
+    "textfile": StorageFormat.TEXT.value, "text": StorageFormat.TEXT.value,
+    "sequencefile": StorageClasses(
+        "org.apache.hadoop.mapred.SequenceFileInputFormat",
+        "org.apache.hadoop.mapred.SequenceFileOutputFormat",
+        f"{_HIVE}.serde2.lazy.LazySimpleSerDe"),
+    "rcfile": StorageClasses(
+        f"{_HIVE}.ql.io.RCFileInputFormat", f"{_HIVE}.ql.io.RCFileOutputFormat",
+        f"{_HIVE}.serde2.columnar.LazyBinaryColumnarSerDe"),
+    "avro": StorageClasses(
+        f"{_HIVE}.ql.io.avro.AvroContainerInputFormat",
+        f"{_HIVE}.ql.io.avro.AvroContainerOutputFormat", f"{_HIVE}.serde2.avro.AvroSerDe"),
+}
 # The SerDe properties ROW FORMAT DELIMITED sets (LazySimpleSerDe's; "colelction" is Hive's).
 _ROW_FORMAT_DELIMITED = frozenset({"field.delim", "serialization.format", "escape.delim",
                                    "colelction.delim", "collection.delim", "mapkey.delim",
@@ -68,7 +85,7 @@ class TableDefinitions:
             if not parse_hive_type(columns[part].type).can_partition:
                 self._illegal(f"partition column {part!r} of {qualified} has type "
                               f"{columns[part].type}, which cannot name a partition directory")
-        fmt = self._format(qualified, props)
+        classes = self._classes(qualified, props)
         serde_options = {k[len("option."):]: v for k, v in props.items() if k.startswith("option.")}
         parameters = {
             k: v for k, v in props.items()
@@ -81,8 +98,8 @@ class TableDefinitions:
         external = props.get("external", "").lower() == "true" or location is not None
         if external:
             parameters["EXTERNAL"] = "TRUE"
-        storage = Storage.of(fmt, location)
-        storage = replace(storage, serde_parameters={**storage.serde_parameters, **serde_options})
+        storage = Storage(location, classes.input_format, classes.output_format, classes.serde,
+                          {**classes.serde_parameters, **serde_options})
         return Table(
             database=database,
             name=name,
@@ -94,22 +111,30 @@ class TableDefinitions:
             owner=props.get("owner"),
         )
 
-    def _format(self, qualified: str, props: dict[str, str]) -> StorageFormat:
-        for key in ("hive.serde", "hive.input-format", "hive.output-format"):
-            if key in props:
-                self._illegal(f"hms table {qualified}: custom {key} is not supported; "
-                              "use STORED AS PARQUET, ORC or TEXTFILE")
+    def _classes(self, qualified: str, props: dict[str, str]) -> StorageClasses:
+        """The storage classes of ``STORED AS``, ``ROW FORMAT SERDE`` and ``STORED AS
+        INPUTFORMAT ... OUTPUTFORMAT``, or of the provider (``USING``); Parquet by default."""
         stored_as = props.get("hive.stored-as")
         provider = props.get("provider")
-        if stored_as is None and provider in (None, "hive") and any(
+        serde = props.get("hive.serde")
+        explicit = (props.get("hive.input-format"), props.get("hive.output-format"))
+        hive_syntax = provider in (None, "hive")
+        if stored_as is None and hive_syntax and (serde or any(
                 key[len("option."):] in _ROW_FORMAT_DELIMITED for key in props
-                if key.startswith("option.")):
-            stored_as = "textfile"  # ROW FORMAT DELIMITED alone: Hive's default format
-        chosen = (stored_as or ("parquet" if provider in (None, "hive") else provider)).lower()
-        if chosen not in _FORMATS:
-            self._illegal(f"hms table {qualified}: format {chosen!r} is not supported; "
-                          "use parquet, orc or textfile")
-        return _FORMATS[chosen]
+                if key.startswith("option."))):
+            stored_as = "textfile"  # a ROW FORMAT alone: Hive's default format
+        if explicit[0] and explicit[1]:
+            classes = StorageClasses(explicit[0], explicit[1],
+                                     f"{_HIVE}.serde2.lazy.LazySimpleSerDe")
+        else:
+            chosen = (stored_as or ("parquet" if hive_syntax else provider or "")).lower()
+            if chosen not in _STORED_AS:
+                self._illegal(f"hms table {qualified}: format {chosen!r} is not supported; "
+                              f"use one of {', '.join(sorted(set(_STORED_AS) - {'text'}))}")
+            classes = _STORED_AS[chosen]
+        if serde:
+            classes = replace(classes, serde=serde)
+        return replace(classes, serde_parameters={"serialization.format": "1"})
 
     def format_of(self, source: Any) -> dict[str, str]:
         """``provider`` and ``option.*`` SerDe properties that recreate ``source``'s storage."""

@@ -21,6 +21,7 @@ from hmscatalog.errors import DynamicPartitionError, HmsCatalogError, WriteFaile
 from hmscatalog.expressions.literals import Uncomparable, coerce_literal
 from hmscatalog.expressions.predicates import AlwaysTrue, Compare, EqualNullSafe
 from hmscatalog.metastore.model import Table
+from hmscatalog.metastore.serde import NATIVE_FORMATS, table_properties
 from hmscatalog.partitions.codec import DEFAULT_PARTITION_NAME
 from hmscatalog.partitions.spec import PartitionSpec
 from hmscatalog.partitions.types import format_value
@@ -221,7 +222,8 @@ class HmsBatchWrite(JavaProxy):
             jvm, self._write_id, output, table.format, info.options(),
             list(attributes.values()), data_columns, partition_columns,
             table_partition_guard(jvm, table, partition_columns), magic=self._direct,
-            custom_locations=elsewhere)
+            custom_locations=elsewhere,
+            serde_properties=None if table.format in NATIVE_FORMATS else table_properties(table))
 
     def createBatchWriterFactory(self, physical_info: Any) -> Any:
         return self._files.factory

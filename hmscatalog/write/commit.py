@@ -48,6 +48,7 @@ from hmscatalog.write.journal import (
     table_home,
 )
 from hmscatalog.write.lock import LOCK_TIMEOUT_S, CommitLockTimeout, TableLock
+from hmscatalog.write.rules import check_partition_formats
 
 log = logging.getLogger(__name__)
 
@@ -253,6 +254,7 @@ class TableCommit(StagedWrite):
             for found in self._client.get_partitions_by_names(
                     table.database, table.name, list(staged)):
                 existing[make_part_name(names, list(found.values))] = found
+        check_partition_formats(table, existing)
         counter = iter(range(1_000_000))
         trash = Path(record.trash)
         created: dict[str, None] = {}  # in order, outermost first

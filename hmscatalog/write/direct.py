@@ -44,6 +44,7 @@ from hmscatalog.write.journal import (
     Owner,
     records_home,
 )
+from hmscatalog.write.rules import check_partition_formats
 
 log = logging.getLogger(__name__)
 
@@ -235,6 +236,7 @@ class DirectCommit(RecordedWrite):
             for found in self._client.get_partitions_by_names(table.database, table.name,
                                                              written):
                 existing[make_part_name(names, list(found.values))] = found
+        check_partition_formats(table, existing)
         current = None if names else self._client.get_table(table.database, table.name)
         for name in written:
             target = Path(self._elsewhere[name]) if name in self._elsewhere else \

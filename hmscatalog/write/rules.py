@@ -16,7 +16,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from hmscatalog import config
-from hmscatalog.errors import DynamicPartitionError, InvalidPartitionSpec, InvalidPartitionValue
+from hmscatalog.errors import (
+    DynamicPartitionError,
+    InvalidPartitionSpec,
+    InvalidPartitionValue,
+    UnsupportedFormat,
+)
+from hmscatalog.metastore.model import Partition, Table
 from hmscatalog.partitions.codec import make_part_name
 
 ENABLED = config.HIVE_DYNAMIC_PARTITION
@@ -135,3 +141,17 @@ def check_partition_counts(
             f"Number of dynamic partitions created is {created}, which is more than "
             f"{settings.max_partitions}. To solve this try to set {MAX_PARTITIONS} to at least "
             f"{created}.")
+
+
+def check_partition_formats(table: Table, existing: Mapping[str, Partition]) -> None:
+    """Refuse a write into existing partitions stored in another format than the table's
+    (after ``ALTER TABLE ... SET FILEFORMAT``): new files would be written in the table's
+    format into a partition read with its own."""
+    ours = (table.storage.input_format, table.storage.serde)
+    for name, part in existing.items():
+        theirs = (part.storage.input_format, part.storage.serde)
+        if theirs != ours:
+            raise UnsupportedFormat(
+                f"hms cannot write partition {name} of table {table.qualified_name}: it is "
+                f"stored with {theirs[0]} and {theirs[1]}, the table with {ours[0]} and "
+                f"{ours[1]}; write a new partition, or drop this one first")

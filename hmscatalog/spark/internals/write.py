@@ -126,14 +126,33 @@ class FileWrite:
             raise
 
 
+def _hive_file_format(jvm: Jvm, staging: str, serde_properties: Mapping[str, str]) -> Any:
+    """Spark's ``HiveFileFormat`` for a table of these SerDe properties: its output format and
+    SerDe write the files, uncompressed (``hive.exec.compress.output`` is off by default)."""
+    loader = jvm.cls("java.lang.Thread").currentThread().getContextClassLoader()
+    java_class = jvm.cls("java.lang.Class")
+    properties = jvm.cls("java.util.Properties")()
+    properties.putAll(jvm.hash_map(dict(serde_properties)))
+    table_desc = jvm.cls("org.apache.hadoop.hive.ql.plan.TableDesc")(
+        java_class.forName(serde_properties["file.inputformat"], True, loader),
+        java_class.forName(serde_properties["file.outputformat"], True, loader), properties)
+    sink = jvm.cls("org.apache.hadoop.hive.ql.plan.FileSinkDesc")(
+        jvm.cls("org.apache.hadoop.fs.Path")(staging), table_desc, False)
+    return jvm.cls("org.apache.spark.sql.hive.execution.HiveFileFormat")(sink)
+
+
 def prepare_file_write(jvm: Jvm, write_id: str, staging: str, file_format: StorageFormat | None,
                        options: Any, columns: Sequence[Any], data_columns: Sequence[Any],
                        partition_columns: Sequence[Any], bucket_spec: Any,
                        magic: bool = False,
-                       custom_locations: Sequence[tuple[Mapping[str, str], str]] = ()
+                       custom_locations: Sequence[tuple[Mapping[str, str], str]] = (),
+                       serde_properties: Mapping[str, str] | None = None,
                        ) -> FileWrite:
     """Set up a write of Parquet (ORC for :attr:`StorageFormat.ORC`) files under ``staging``,
-    with ``k=v`` directories for the partition columns.
+    with ``k=v`` directories for the partition columns; with ``serde_properties`` (a table's
+    SerDe properties, :func:`hmscatalog.metastore.serde.table_properties`), files of the
+    table's Hive output format and SerDe instead, written as the built-in catalog writes them
+    (Spark's ``HiveFileFormat``).
 
     With ``magic`` (``staging`` on ``s3a://``), the files go to their final names under
     ``staging`` as uploads that the job's commit completes (:data:`MAGIC_SETTINGS`); the
@@ -162,9 +181,14 @@ def prepare_file_write(jvm: Jvm, write_id: str, staging: str, file_format: Stora
 
     data_schema = jvm.cls("org.apache.spark.sql.catalyst.types.DataTypeUtils") \
         .fromAttributes(jvm.seq(list(data_columns)))
-    format_class = jvm.cls(f"{DATASOURCES}.orc.OrcFileFormat" if file_format is
-                           StorageFormat.ORC else f"{DATASOURCES}.parquet.ParquetFileFormat")
-    writer_factory = format_class().prepareWrite(jvm.jsession, job, scala_options, data_schema)
+    if serde_properties is not None:
+        file_format_object = _hive_file_format(jvm, staging, serde_properties)
+    else:
+        file_format_object = jvm.cls(
+            f"{DATASOURCES}.orc.OrcFileFormat" if file_format is StorageFormat.ORC
+            else f"{DATASOURCES}.parquet.ParquetFileFormat")()
+    writer_factory = file_format_object.prepareWrite(jvm.jsession, job, scala_options,
+                                                     data_schema)
 
     conf = jvm.cls("org.apache.spark.util.SerializableConfiguration")(job.getConfiguration())
     tracker = jvm.cls(f"{DATASOURCES}.BasicWriteJobStatsTracker")(

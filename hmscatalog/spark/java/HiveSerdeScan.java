@@ -1,0 +1,448 @@
+package io.hmscatalog.spark;
+
+import java.io.IOException;
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hive.serde2.Deserializer;
+import org.apache.hadoop.io.Writable;
+import org.apache.hadoop.mapred.FileInputFormat;
+import org.apache.hadoop.mapred.FileSplit;
+import org.apache.hadoop.mapred.InputFormat;
+import org.apache.hadoop.mapred.InputSplit;
+import org.apache.hadoop.mapred.InvalidInputException;
+import org.apache.hadoop.mapred.JobConf;
+import org.apache.hadoop.mapred.JobConfigurable;
+import org.apache.hadoop.mapred.RecordReader;
+import org.apache.hadoop.mapred.Reporter;
+import org.apache.hadoop.mapred.TextInputFormat;
+import org.apache.hadoop.util.ReflectionUtils;
+import org.apache.spark.SerializableWritable;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.broadcast.Broadcast;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.Attribute;
+import org.apache.spark.sql.catalyst.expressions.AttributeReference;
+import org.apache.spark.sql.catalyst.expressions.Cast;
+import org.apache.spark.sql.catalyst.expressions.EvalMode$;
+import org.apache.spark.sql.catalyst.expressions.Literal;
+import org.apache.spark.sql.catalyst.expressions.SpecificInternalRow;
+import org.apache.spark.sql.catalyst.types.DataTypeUtils$;
+import org.apache.spark.sql.classic.SparkSession;
+import org.apache.spark.sql.connector.read.Batch;
+import org.apache.spark.sql.connector.read.InputPartition;
+import org.apache.spark.sql.connector.read.PartitionReader;
+import org.apache.spark.sql.connector.read.PartitionReaderFactory;
+import org.apache.spark.sql.connector.read.Scan;
+import org.apache.spark.sql.connector.read.Statistics;
+import org.apache.spark.sql.connector.read.SupportsReportStatistics;
+import org.apache.spark.sql.hive.DeserializerLock$;
+import org.apache.spark.sql.hive.HadoopTableReader$;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.unsafe.types.UTF8String;
+import org.apache.spark.util.SerializableConfiguration;
+
+import scala.Option;
+import scala.Tuple2;
+import scala.jdk.javaapi.CollectionConverters;
+
+/**
+ * A scan of a table stored with a Hive SerDe (text, CSV, JSON, Avro, SequenceFile, RCFile...),
+ * read as Hive and Spark's built-in Hive catalog read it: each partition's files are split by the
+ * partition's own input format and deserialized by the partition's own SerDe, initialized with
+ * the table's properties overlaid by the partition's, then converted to the table's schema
+ * (Spark's {@code HadoopTableReader.fillObject}).
+ *
+ * <p>Python describes the partitions in one JSON document:
+ * <pre>
+ * {"table": "db.t", "timeZone": "UTC", "skipHeader": 0,
+ *  "tableSerde": "...", "tableProperties": {...}, "partitionTypes": ["date", ...],
+ *  "sizeInBytes": 123 or null, "numRows": 45 or null,
+ *  "partitions": [{"location": "...", "inputFormat": "...", "serde": "...",
+ *                  "properties": {...}, "values": ["2024-01-01", ...]}]}
+ * </pre>
+ * A partition value of {@code null} is SQL NULL; the others are cast to their column's type as
+ * the built-in catalog casts them.
+ */
+public final class HiveSerdeScan implements Scan, Batch, SupportsReportStatistics {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final SparkSession session;
+  private final StructType required;
+  private final StructType partitionSchema;
+  private final JsonNode spec;
+  private InputPartition[] planned;
+
+  public HiveSerdeScan(SparkSession session, StructType required, StructType partitionSchema,
+                       String spec) throws IOException {
+    this.session = session;
+    this.required = required;
+    this.partitionSchema = partitionSchema;
+    this.spec = JSON.readTree(spec);
+  }
+
+  /** The first of {@code names} (comma-separated class names) that cannot be loaded, or null. */
+  public static String missingClass(String names) {
+    ClassLoader loader = Thread.currentThread().getContextClassLoader();
+    for (String name : names.split(",")) {
+      if (name.isEmpty()) {
+        continue;
+      }
+      try {
+        Class.forName(name, false, loader);
+      } catch (ClassNotFoundException | LinkageError e) {
+        return name;
+      }
+    }
+    return null;
+  }
+
+  @Override
+  public StructType readSchema() {
+    return required;
+  }
+
+  @Override
+  public String description() {
+    Set<String> serdes = new LinkedHashSet<>();
+    for (JsonNode part : spec.get("partitions")) {
+      String serde = part.get("serde").asText();
+      serdes.add(serde.substring(serde.lastIndexOf('.') + 1));
+    }
+    return "HiveSerdeScan " + String.join(", ", serdes) + " " + required.catalogString();
+  }
+
+  @Override
+  public Batch toBatch() {
+    return this;
+  }
+
+  @Override
+  public ColumnarSupportMode columnarSupportMode() {
+    return ColumnarSupportMode.UNSUPPORTED;
+  }
+
+  @Override
+  public Statistics estimateStatistics() {
+    JsonNode size = spec.get("sizeInBytes");
+    JsonNode rows = spec.get("numRows");
+    long defaultSize = session.sessionState().conf().defaultSizeInBytes();
+    return new Statistics() {
+      @Override
+      public java.util.OptionalLong sizeInBytes() {
+        return java.util.OptionalLong.of(size == null || size.isNull() ? defaultSize
+                                         : size.asLong());
+      }
+
+      @Override
+      public java.util.OptionalLong numRows() {
+        return rows == null || rows.isNull() ? java.util.OptionalLong.empty()
+                                             : java.util.OptionalLong.of(rows.asLong());
+      }
+    };
+  }
+
+  @Override
+  public InputPartition[] planInputPartitions() {
+    if (planned == null) {
+      planned = plan();
+    }
+    return planned;
+  }
+
+  private InputPartition[] plan() {
+    Configuration conf = session.sessionState().newHadoopConf();
+    int minSplits = session.sparkContext().isLocal() ? 0 : session.sparkContext()
+        .defaultMinPartitions();
+    String zone = spec.get("timeZone").asText();
+    List<InputPartition> splits = new ArrayList<>();
+    for (JsonNode part : spec.get("partitions")) {
+      String location = part.get("location").asText();
+      String inputFormat = part.get("inputFormat").asText();
+      JobConf job = new JobConf(conf);
+      FileInputFormat.setInputPaths(job, new Path(location));
+      InputSplit[] found;
+      try {
+        Path path = new Path(location);
+        if (!path.getFileSystem(job).exists(path)) {
+          continue;  // a partition without a directory has no rows, as in Hive
+        }
+        found = inputFormat(inputFormat, job).getSplits(job, minSplits);
+      } catch (InvalidInputException e) {
+        continue;
+      } catch (IOException e) {
+        throw new IllegalStateException("cannot list " + location + " of table "
+            + spec.get("table").asText() + ": " + e.getMessage(), e);
+      }
+      InternalRow values = partitionValues(part.get("values"), zone);
+      Properties properties = properties(part.get("properties"));
+      for (InputSplit split : found) {
+        splits.add(new Split(new SerializableWritable<>(split), inputFormat,
+                             part.get("serde").asText(), properties, values));
+      }
+    }
+    return splits.toArray(new InputPartition[0]);
+  }
+
+  private InternalRow partitionValues(JsonNode values, String zone) {
+    StructField[] fields = partitionSchema.fields();
+    SpecificInternalRow row = new SpecificInternalRow(partitionSchema);
+    for (int i = 0; i < fields.length; i++) {
+      JsonNode value = values.get(i);
+      if (value.isNull()) {
+        row.setNullAt(i);
+        continue;
+      }
+      Literal text = Literal.create(UTF8String.fromString(value.asText()), DataTypes.StringType);
+      Object typed = new Cast(text, fields[i].dataType(), Option.apply(zone),
+                              EvalMode$.MODULE$.LEGACY()).eval(null);
+      row.update(i, typed);
+    }
+    return row;
+  }
+
+  @Override
+  public PartitionReaderFactory createReaderFactory() {
+    Configuration conf = session.sessionState().newHadoopConf();
+    Broadcast<SerializableConfiguration> broadcast = JavaSparkContext
+        .fromSparkContext(session.sparkContext()).broadcast(new SerializableConfiguration(conf));
+    return new Readers(broadcast, required, partitionSchema, spec.get("tableSerde").asText(),
+                       properties(spec.get("tableProperties")), spec.get("skipHeader").asInt());
+  }
+
+  static Properties properties(JsonNode node) {
+    Properties properties = new Properties();
+    Iterator<Map.Entry<String, JsonNode>> fields = node.fields();
+    while (fields.hasNext()) {
+      Map.Entry<String, JsonNode> field = fields.next();
+      properties.setProperty(field.getKey(), field.getValue().asText());
+    }
+    return properties;
+  }
+
+  @SuppressWarnings("rawtypes")
+  static InputFormat inputFormat(String name, JobConf job) {
+    Class<?> cls;
+    try {
+      cls = Class.forName(name, true, Thread.currentThread().getContextClassLoader());
+    } catch (ClassNotFoundException e) {
+      throw new IllegalStateException("input format " + name + " is not on the class path", e);
+    }
+    if (!InputFormat.class.isAssignableFrom(cls)) {
+      throw new IllegalStateException("input format " + name
+          + " is not an org.apache.hadoop.mapred.InputFormat");
+    }
+    InputFormat format = (InputFormat) ReflectionUtils.newInstance(cls, job);
+    if (format instanceof JobConfigurable) {
+      ((JobConfigurable) format).configure(job);
+    }
+    return format;
+  }
+
+  /** One input split of one partition, with what its reader needs. */
+  static final class Split implements InputPartition, Serializable {
+    final SerializableWritable<InputSplit> split;
+    final String inputFormat;
+    final String serde;
+    final Properties properties;
+    final InternalRow values;
+
+    Split(SerializableWritable<InputSplit> split, String inputFormat, String serde,
+          Properties properties, InternalRow values) {
+      this.split = split;
+      this.inputFormat = inputFormat;
+      this.serde = serde;
+      this.properties = properties;
+      this.values = values;
+    }
+
+    @Override
+    public String[] preferredLocations() {
+      try {
+        return split.value().getLocations();
+      } catch (IOException e) {
+        return new String[0];
+      }
+    }
+  }
+
+  /** Opens each split with its input format and SerDe. */
+  static final class Readers implements PartitionReaderFactory {
+    private final Broadcast<SerializableConfiguration> conf;
+    private final StructType required;
+    private final StructType partitionSchema;
+    private final String tableSerde;
+    private final Properties tableProperties;
+    private final int skipHeader;
+
+    Readers(Broadcast<SerializableConfiguration> conf, StructType required,
+            StructType partitionSchema, String tableSerde, Properties tableProperties,
+            int skipHeader) {
+      this.conf = conf;
+      this.required = required;
+      this.partitionSchema = partitionSchema;
+      this.tableSerde = tableSerde;
+      this.tableProperties = tableProperties;
+      this.skipHeader = skipHeader;
+    }
+
+    @Override
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    public PartitionReader<InternalRow> createReader(InputPartition input) {
+      Split split = (Split) input;
+      JobConf job = new JobConf(conf.value().value());
+      InputSplit inputSplit = split.split.value();
+      Deserializer deserializer = deserializer(split.serde, job, overlaid(split.properties));
+      Deserializer tableDeserializer = deserializer(tableSerde, job, tableProperties);
+      InputFormat format = inputFormat(split.inputFormat, job);
+      RecordReader reader;
+      try {
+        reader = format.getRecordReader(inputSplit, job, Reporter.NULL);
+      } catch (IOException e) {
+        throw new IllegalStateException("cannot open " + inputSplit + ": " + e.getMessage(), e);
+      }
+      Records records = new Records(reader);
+      if (skipHeader > 0 && format instanceof TextInputFormat
+          && inputSplit instanceof FileSplit && ((FileSplit) inputSplit).getStart() == 0) {
+        for (int i = 0; i < skipHeader && records.hasNext(); i++) {
+          records.next();
+        }
+      }
+      // The row holds the required columns in order; partition values are set once.
+      StructField[] fields = required.fields();
+      SpecificInternalRow row = new SpecificInternalRow(required);
+      List<Tuple2<Attribute, Object>> dataColumns = new ArrayList<>();
+      List<AttributeReference> attributes = CollectionConverters.asJava(
+          DataTypeUtils$.MODULE$.toAttributes(required));
+      for (int i = 0; i < fields.length; i++) {
+        int partitionIndex = partitionIndex(fields[i].name());
+        if (partitionIndex >= 0) {
+          if (split.values.isNullAt(partitionIndex)) {
+            row.setNullAt(i);
+          } else {
+            row.update(i, split.values.get(partitionIndex, fields[i].dataType()));
+          }
+        } else {
+          dataColumns.add(new Tuple2<>(attributes.get(i), i));
+        }
+      }
+      scala.collection.Iterator<InternalRow> rows = HadoopTableReader$.MODULE$.fillObject(
+          CollectionConverters.asScala((Iterator<Writable>) records),
+          deserializer, CollectionConverters.asScala(dataColumns).toSeq(), row,
+          tableDeserializer);
+      return new PartitionReader<InternalRow>() {
+        private InternalRow current;
+
+        @Override
+        public boolean next() {
+          if (!rows.hasNext()) {
+            return false;
+          }
+          current = rows.next();
+          return true;
+        }
+
+        @Override
+        public InternalRow get() {
+          return current;
+        }
+
+        @Override
+        public void close() throws IOException {
+          reader.close();
+        }
+      };
+    }
+
+    private int partitionIndex(String name) {
+      String[] names = partitionSchema.fieldNames();
+      for (int i = 0; i < names.length; i++) {
+        if (names[i].equalsIgnoreCase(name)) {
+          return i;
+        }
+      }
+      return -1;
+    }
+
+    /** The partition's properties over the table's; the table's Avro schema wins, as Spark's
+     *  built-in reader keeps it (schema evolution of Avro tables). */
+    private Properties overlaid(Properties partition) {
+      Properties merged = new Properties();
+      merged.putAll(tableProperties);
+      for (String key : partition.stringPropertyNames()) {
+        boolean avroSchema = key.equals("avro.schema.literal") || key.equals("avro.schema.url");
+        if (!(avroSchema && tableProperties.containsKey(key))) {
+          merged.setProperty(key, partition.getProperty(key));
+        }
+      }
+      return merged;
+    }
+
+    private static Deserializer deserializer(String name, JobConf job, Properties properties) {
+      try {
+        Deserializer deserializer = (Deserializer) Class.forName(
+            name, true, Thread.currentThread().getContextClassLoader())
+            .getConstructor().newInstance();
+        synchronized (DeserializerLock$.MODULE$) {
+          deserializer.initialize(job, properties);
+        }
+        return deserializer;
+      } catch (ReflectiveOperationException e) {
+        throw new IllegalStateException("cannot create SerDe " + name + ": " + e, e);
+      } catch (Exception e) {
+        throw new IllegalStateException("SerDe " + name + " refused the table's properties: "
+            + e.getMessage(), e);
+      }
+    }
+  }
+
+  /** The values of a record reader, as an iterator (each value object is reused). */
+  @SuppressWarnings({"rawtypes", "unchecked"})
+  static final class Records implements Iterator<Writable> {
+    private final RecordReader reader;
+    private final Object key;
+    private final Object value;
+    private Boolean ready;
+
+    Records(RecordReader reader) {
+      this.reader = reader;
+      this.key = reader.createKey();
+      this.value = reader.createValue();
+    }
+
+    @Override
+    public boolean hasNext() {
+      if (ready == null) {
+        try {
+          ready = reader.next(key, value);
+        } catch (IOException e) {
+          throw new IllegalStateException("cannot read a record: " + e.getMessage(), e);
+        }
+      }
+      return ready;
+    }
+
+    @Override
+    public Writable next() {
+      if (!hasNext()) {
+        throw new java.util.NoSuchElementException();
+      }
+      ready = null;
+      return (Writable) value;
+    }
+  }
+}

@@ -1,0 +1,330 @@
+"""Tables stored with Hive SerDes (text, OpenCSV, SequenceFile, RCFile, Avro) read through hms
+against Spark's built-in Hive catalog on the same tables: same rows, each partition with its own
+format, and a one-line refusal naming the table for what hms cannot read exactly."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hmscatalog.metastore.client import MetastoreClient
+from hmscatalog.metastore.model import Column
+
+pytestmark = [pytest.mark.integration, pytest.mark.spark, pytest.mark.builtin]
+
+COLUMNS = ("id INT, s STRING, d DECIMAL(10,2), ts TIMESTAMP, dd DATE, b BOOLEAN, "
+           "arr ARRAY<INT>, m MAP<STRING,INT>, st STRUCT<x:INT,y:STRING>")
+ROWS = ("(1, 'a,b', 1.50, TIMESTAMP'2024-01-01 10:00:00', DATE'2024-01-01', true, array(1, 2), "
+        "map('k', 1), named_struct('x', 1, 'y', 'q')), "
+        "(2, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL), "
+        "(3, '', 0, TIMESTAMP'1970-01-01 00:00:00', DATE'1900-01-01', false, array(), map(), "
+        "named_struct('x', NULL, 'y', ''))")
+
+
+def first_line(exc: BaseException) -> str:
+    return str(exc).strip().splitlines()[0]
+
+
+def rows(spark: Any, query: str) -> list[Any]:
+    return sorted(spark.sql(query).collect(), key=repr)
+
+
+def same_rows(spark: Any, db: str, table: str, where: str = "") -> list[Any]:
+    """The rows of ``table`` through hms, asserted equal to the built-in's."""
+    ours = rows(spark, f"SELECT * FROM hms.{db}.{table} {where}")
+    theirs = rows(spark, f"SELECT * FROM spark_catalog.{db}.{table} {where}")
+    assert ours == theirs
+    return ours
+
+
+def location(client: MetastoreClient, db: str, table: str) -> Path:
+    return Path((client.get_table(db, table).location or "").removeprefix("file:"))
+
+
+@pytest.mark.parametrize("stored", [
+    "STORED AS TEXTFILE",
+    "ROW FORMAT DELIMITED FIELDS TERMINATED BY ',' ESCAPED BY '\\\\' "
+    "COLLECTION ITEMS TERMINATED BY '|' MAP KEYS TERMINATED BY '=' NULL DEFINED AS 'NA' "
+    "STORED AS TEXTFILE",
+    "ROW FORMAT DELIMITED FIELDS TERMINATED BY '9' STORED AS TEXTFILE",  # a byte number: tab
+    "STORED AS SEQUENCEFILE",
+    "STORED AS RCFILE",
+    "STORED AS AVRO",
+])
+def test_tables_the_builtin_wrote_read_the_same(spark: Any, db: str, stored: str) -> None:
+    spark.sql(f"CREATE TABLE spark_catalog.{db}.t ({COLUMNS}) PARTITIONED BY (p INT) {stored}")
+    spark.sql(f"INSERT INTO spark_catalog.{db}.t PARTITION (p=1) VALUES {ROWS}")
+    spark.sql(f"INSERT INTO spark_catalog.{db}.t PARTITION (p=2) VALUES {ROWS}")
+    assert len(same_rows(spark, db, "t")) == 6
+    assert [r.id for r in same_rows(spark, db, "t", "WHERE p = 2 AND id > 1")] == [2, 3]
+    assert "partitions=1/2" in spark.sql(
+        f"EXPLAIN SELECT * FROM hms.{db}.t WHERE p = 2").collect()[0][0]
+
+
+def test_text_files_as_hive_parses_them(spark: Any, db: str, client: MetastoreClient) -> None:
+    """Hand-written text: unparseable numbers, missing and extra fields, the null format, an
+    escaped delimiter, an empty line: Hive's LazySimpleSerDe semantics on both sides."""
+    spark.sql(f"CREATE TABLE spark_catalog.{db}.raw (i INT, s STRING, x DOUBLE) "
+              "ROW FORMAT DELIMITED FIELDS TERMINATED BY ',' ESCAPED BY '\\\\' STORED AS TEXTFILE")
+    (location(client, db, "raw") / "data.txt").write_text(
+        "1,one,1.5\nnot-a-number,two,2\n3\n4,four,4,extra\n\\N,\\N,\\N\n5,a\\,b,Infinity\n\n"
+        "6,,\n")
+    got = same_rows(spark, db, "raw")
+    assert [tuple(r) for r in got if r.i in (1, 4, 5, 6)] == [
+        (1, "one", 1.5), (4, "four", 4.0), (5, "a,b", float("inf")),
+        (6, "", None)]
+    assert (None, "two", 2.0) in [tuple(r) for r in got]  # Hive reads a bad INT as NULL
+
+
+def test_text_encoding_and_header(spark: Any, db: str, client: MetastoreClient) -> None:
+    """``serialization.encoding`` is decoded by the SerDe, as in the built-in; the header line
+    of ``skip.header.line.count`` is skipped, as Hive does (Spark's built-in reader up to 4.3
+    returns it as a row)."""
+    spark.sql(f"CREATE TABLE spark_catalog.{db}.latin (s STRING, n INT) "
+              "ROW FORMAT DELIMITED FIELDS TERMINATED BY ';' STORED AS TEXTFILE "
+              "TBLPROPERTIES ('skip.header.line.count'='1')")
+    table = client.get_table(db, "latin")
+    client.alter_table(replace(table, storage=replace(table.storage, serde_parameters={
+        **table.storage.serde_parameters, "serialization.encoding": "ISO-8859-1"})))
+    (location(client, db, "latin") / "f.txt").write_bytes("name;n\ncafé;1\nnaïve;2\n"
+                                                         .encode("latin-1"))
+    ours = rows(spark, f"SELECT * FROM hms.{db}.latin")
+    assert [tuple(r) for r in ours] == [("café", 1), ("naïve", 2)]
+    theirs = rows(spark, f"SELECT * FROM spark_catalog.{db}.latin")
+    assert [tuple(r) for r in theirs if r.s != "name"] == [tuple(r) for r in ours]
+
+
+def test_open_csv_serde(spark: Any, db: str, client: MetastoreClient) -> None:
+    spark.sql(f"CREATE TABLE spark_catalog.{db}.csv (a STRING, b STRING, n STRING) "
+              "ROW FORMAT SERDE 'org.apache.hadoop.hive.serde2.OpenCSVSerde' "
+              "WITH SERDEPROPERTIES ('separatorChar'=';', 'quoteChar'='\"', 'escapeChar'='\\\\') "
+              "STORED AS TEXTFILE")
+    (location(client, db, "csv") / "f.csv").write_text(
+        '"x;1";y;7\nz;"q""w";8\n"e\\"s";;\n')
+    got = same_rows(spark, db, "csv")
+    assert [tuple(r) for r in got] == [("e\"s", "", ""), ("x;1", "y", "7"), ("z", 'q"w', "8")]
+
+
+def test_each_partition_with_its_own_format(spark: Any, db: str,
+                                            client: MetastoreClient) -> None:
+    """After the table's format changes (Hive's ALTER TABLE ... SET FILEFORMAT), old partitions
+    keep theirs and are read with it, as Hive reads them. The built-in catalog reads every
+    partition with the table's input format, so it cannot read the old one."""
+    spark.sql(f"CREATE TABLE spark_catalog.{db}.mixed (id INT, s STRING) PARTITIONED BY (p INT) "
+              "STORED AS TEXTFILE")
+    spark.sql(f"INSERT INTO spark_catalog.{db}.mixed PARTITION (p=1) VALUES (1, 'text')")
+    table = client.get_table(db, "mixed")
+    client.alter_table(replace(table, storage=replace(
+        table.storage, input_format="org.apache.hadoop.mapred.SequenceFileInputFormat",
+        output_format="org.apache.hadoop.hive.ql.io.HiveSequenceFileOutputFormat")))
+    spark.sql(f"INSERT INTO spark_catalog.{db}.mixed PARTITION (p=2) VALUES (2, 'sequence')")
+    formats = {p.values[0]: p.storage.input_format for p in client.list_partitions(db, "mixed")}
+    assert formats == {"1": "org.apache.hadoop.mapred.TextInputFormat",
+                       "2": "org.apache.hadoop.mapred.SequenceFileInputFormat"}
+    assert [tuple(r) for r in rows(spark, f"SELECT * FROM hms.{db}.mixed")] == [
+        (1, "text", 1), (2, "sequence", 2)]
+
+
+def test_partitions_keep_their_columns(spark: Any, db: str, client: MetastoreClient) -> None:
+    """ADD COLUMNS (without CASCADE) leaves old partitions with their own columns; their rows
+    are read with them and converted to the table's schema, so the new column is NULL there
+    even where a file has a value for it, as in Hive. The built-in catalog reads every
+    partition with the table's columns."""
+    spark.sql(f"CREATE TABLE spark_catalog.{db}.grown (id INT, s STRING) PARTITIONED BY (p INT) "
+              "ROW FORMAT DELIMITED FIELDS TERMINATED BY ',' STORED AS TEXTFILE")
+    spark.sql(f"INSERT INTO spark_catalog.{db}.grown PARTITION (p=1) VALUES (1, 'old')")
+    spark.sql(f"ALTER TABLE spark_catalog.{db}.grown ADD COLUMNS (n BIGINT)")
+    spark.sql(f"INSERT INTO spark_catalog.{db}.grown PARTITION (p=2) VALUES (2, 'new', 7)")
+    old = next(p for p in client.list_partitions(db, "grown") if p.values == ("1",))
+    assert [c.name for c in old.columns] == ["id", "s"]
+    part_dir = Path((old.location or "").removeprefix("file:"))
+    (part_dir / "extra.txt").write_text("3,more,99\n")  # the partition's SerDe stops at s
+    ours = [tuple(r) for r in rows(spark, f"SELECT * FROM hms.{db}.grown")]
+    assert ours == [(1, "old", None, 1), (2, "new", 7, 2), (3, "more", None, 1)]
+    theirs = [tuple(r) for r in rows(spark, f"SELECT * FROM spark_catalog.{db}.grown")]
+    assert theirs == [(1, "old", None, 1), (2, "new", 7, 2), (3, "more", 99, 1)]
+
+
+def test_unreadable_tables_are_refused_by_name(spark: Any, db: str,
+                                               client: MetastoreClient) -> None:
+    spark.sql(f"CREATE TABLE spark_catalog.{db}.footer (s STRING) STORED AS TEXTFILE "
+              "TBLPROPERTIES ('skip.footer.line.count'='1')")
+    with pytest.raises(Exception) as raised:
+        spark.sql(f"SELECT * FROM hms.{db}.footer").collect()
+    assert first_line(raised.value).endswith(
+        f"hms cannot read table {db}.footer: its property skip.footer.line.count=1 is not "
+        "supported (its files' last lines are footers Spark's reader keeps)")
+
+    client.create_table(replace(
+        client.get_table(db, "footer"), name="json", parameters={},
+        columns=(Column("a", "string"),),
+        storage=replace(client.get_table(db, "footer").storage,
+                        location=None, serde="org.apache.hive.hcatalog.data.JsonSerDe")))
+    with pytest.raises(Exception) as raised:
+        spark.sql(f"SELECT * FROM hms.{db}.json").collect()
+    assert first_line(raised.value).endswith(
+        f"hms cannot read table {db}.json: its SerDe org.apache.hive.hcatalog.data.JsonSerDe "
+        "is not on Spark's class path")
+
+
+STORED = [
+    "STORED AS TEXTFILE",
+    "ROW FORMAT DELIMITED FIELDS TERMINATED BY ',' ESCAPED BY '\\\\' "
+    "COLLECTION ITEMS TERMINATED BY '|' MAP KEYS TERMINATED BY '=' NULL DEFINED AS 'NA' "
+    "STORED AS TEXTFILE",
+    "STORED AS SEQUENCEFILE",
+    "STORED AS RCFILE",
+    "STORED AS AVRO",
+    "ROW FORMAT SERDE 'org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe' "
+    "WITH SERDEPROPERTIES ('field.delim'='|') "
+    "STORED AS INPUTFORMAT 'org.apache.hadoop.mapred.TextInputFormat' "
+    "OUTPUTFORMAT 'org.apache.hadoop.hive.ql.io.HiveIgnoreKeyTextOutputFormat'",
+]
+
+
+@pytest.mark.parametrize("stored", STORED)
+def test_each_reads_what_the_other_wrote(spark: Any, db: str, client: MetastoreClient,
+                                         stored: str) -> None:
+    """CREATE TABLE stores what the built-in stores; rows hms writes (static and dynamic
+    partitions) read the same through the built-in, and the other way round; text files
+    are byte for byte the built-in's."""
+    for catalog, name in (("hms", "ours"), ("spark_catalog", "theirs")):
+        spark.sql(f"CREATE TABLE {catalog}.{db}.{name} ({COLUMNS}) PARTITIONED BY (p INT) "
+                  f"{stored}")
+    ours, theirs = client.get_table(db, "ours"), client.get_table(db, "theirs")
+    assert replace(ours.storage, location=None) == replace(theirs.storage, location=None)
+    for catalog, name in (("hms", "ours"), ("spark_catalog", "theirs")):
+        spark.sql(f"INSERT INTO {catalog}.{db}.{name} PARTITION (p=1) VALUES {ROWS}")
+        spark.sql(f"INSERT INTO {catalog}.{db}.{name} PARTITION (p) "
+                  f"SELECT *, 2 FROM VALUES {ROWS}")
+    assert len(same_rows(spark, db, "ours")) == len(same_rows(spark, db, "theirs")) == 6
+    assert rows(spark, f"SELECT * FROM hms.{db}.ours") == \
+        rows(spark, f"SELECT * FROM hms.{db}.theirs")
+    if "TEXT" in stored.upper():
+        for p in ("p=1", "p=2"):
+            written = [b"".join(f.read_bytes() for f in sorted((location(client, db, t) / p)
+                                                              .glob("part-*")))
+                       for t in ("ours", "theirs")]
+            assert written[0] == written[1]
+            assert written[0].count(b"\n") == 3
+
+
+def test_text_values_with_delimiters_and_escapes(spark: Any, db: str) -> None:
+    """Delimiters, escapes and the NULL format inside written values come back as they were
+    written, escaped by the SerDe as the built-in writes them."""
+    spark.sql(f"CREATE TABLE hms.{db}.esc (s STRING, arr ARRAY<STRING>) "
+              "ROW FORMAT DELIMITED FIELDS TERMINATED BY ',' ESCAPED BY '\\\\' "
+              "COLLECTION ITEMS TERMINATED BY ';' NULL DEFINED AS '<null>' STORED AS TEXTFILE")
+    values = ["a,b", "c\\d", "semi;colon", "line\nbreak", "", "<null>", None]
+    spark.createDataFrame([(v,) for v in values], "s STRING").createOrReplaceTempView("esc_in")
+    spark.sql(f"INSERT INTO hms.{db}.esc SELECT s, array('x;y', 'z') FROM esc_in")
+    ours = rows(spark, f"SELECT s, arr FROM hms.{db}.esc")
+    assert ours == rows(spark, f"SELECT s, arr FROM spark_catalog.{db}.esc")
+    # A newline in a value ends the line: Hive and the built-in read two rows from it (unless
+    # the table sets serialization.escape.crlf=true), and so does hms.
+    expected = [v for v in values if v != "line\nbreak"] + ["line", "break"]
+    assert sorted((r.s for r in ours), key=repr) == sorted(expected, key=repr)
+    assert all(r.arr == ["x;y", "z"] for r in ours if r.s != "line")
+
+
+def test_ctas_and_overwrite_of_a_text_table(spark: Any, db: str) -> None:
+    spark.sql(f"CREATE TABLE hms.{db}.c STORED AS TEXTFILE PARTITIONED BY (p) AS "
+              "SELECT id, CAST(id AS STRING) AS s, CAST(id % 2 AS INT) AS p FROM range(6)")
+    assert len(same_rows(spark, db, "c")) == 6
+    spark.sql(f"INSERT OVERWRITE hms.{db}.c PARTITION (p=0) SELECT 100, 'new'")
+    assert [tuple(r) for r in same_rows(spark, db, "c", "WHERE p = 0")] == [(100, "new", 0)]
+
+
+def test_writes_that_would_lose_rows_are_refused(spark: Any, db: str,
+                                                 client: MetastoreClient) -> None:
+    spark.sql(f"CREATE TABLE hms.{db}.h (s STRING) STORED AS TEXTFILE "
+              "TBLPROPERTIES ('skip.header.line.count'='1')")
+    with pytest.raises(Exception) as raised:
+        spark.sql(f"INSERT INTO hms.{db}.h VALUES ('a')")
+    assert first_line(raised.value).endswith(
+        f"hms cannot write table {db}.h: its property skip.header.line.count makes readers "
+        "skip the first lines of each file, which would lose written rows")
+    assert list(location(client, db, "h").rglob("*")) == []
+
+
+def test_a_text_fact_table_is_pruned_at_run_time(spark: Any, db: str) -> None:
+    """A join on the partition column of a text table reads only the partitions the other
+    side's values select, as for Parquet tables."""
+    base = f"spark_catalog.{db}"
+    spark.sql(f"CREATE TABLE {base}.fact (v BIGINT) PARTITIONED BY (k INT) STORED AS TEXTFILE")
+    spark.sql(f"INSERT INTO {base}.fact PARTITION (k) SELECT id, CAST(id % 10 AS INT) "
+              "FROM range(100)")
+    # A Parquet dimension: its size is known, so Spark broadcasts it and prunes by its values.
+    spark.sql(f"CREATE TABLE {base}.dim (d INT, tag STRING) STORED AS PARQUET")
+    spark.sql(f"INSERT INTO {base}.dim SELECT id, IF(id IN (2, 7), 'keep', 'drop') "
+              "FROM range(10)")
+    query = ("SELECT k, sum(v) FROM {c}.fact JOIN {c}.dim ON k = d WHERE tag = 'keep' "
+             "GROUP BY k")
+    spark.conf.set("spark.sql.adaptive.enabled", "false")
+    try:
+        df = spark.sql(query.format(c=f"hms.{db}"))
+        ours = sorted(tuple(r) for r in df.collect())
+        assert ours == sorted(tuple(r) for r in spark.sql(query.format(c=base)).collect())
+        assert ours == [(2, sum(range(2, 100, 10))), (7, sum(range(7, 100, 10)))]
+        plan = df._jdf.queryExecution().executedPlan()
+        leaves = plan.collectLeaves()
+        (scan,) = [leaves.apply(i) for i in range(leaves.size())
+                   if ".fact[" in leaves.apply(i).simpleString(1000)]
+        description = str(scan.scan().description())
+        assert "partitions=2/10" in description and "after runtime filtering" in description
+        assert "HiveSerdeScan LazySimpleSerDe" in description
+    finally:
+        spark.conf.unset("spark.sql.adaptive.enabled")
+
+
+def test_spark_data_source_tables_are_refused(spark: Any, db: str) -> None:
+    """A table the built-in created with USING csv keeps a placeholder storage descriptor;
+    reading it as a Hive table would find no rows."""
+    spark.sql(f"CREATE TABLE spark_catalog.{db}.ds (a INT) USING csv")
+    spark.sql(f"INSERT INTO spark_catalog.{db}.ds VALUES (1)")
+    with pytest.raises(Exception) as raised:
+        spark.sql(f"SELECT * FROM hms.{db}.ds").collect()
+    assert first_line(raised.value).endswith(
+        f"hms cannot read table {db}.ds: it is a Spark data source table (USING csv), whose "
+        "files and options are in Spark's own table properties, not in its Hive storage "
+        "descriptor")
+
+
+def test_writes_into_a_partition_of_another_format_are_refused(
+        spark: Any, db: str, client: MetastoreClient) -> None:
+    spark.sql(f"CREATE TABLE hms.{db}.m (id INT) PARTITIONED BY (p INT) STORED AS TEXTFILE")
+    spark.sql(f"INSERT INTO hms.{db}.m PARTITION (p=1) VALUES (1)")
+    table = client.get_table(db, "m")
+    client.alter_table(replace(table, storage=replace(
+        table.storage, input_format="org.apache.hadoop.mapred.SequenceFileInputFormat",
+        output_format="org.apache.hadoop.mapred.SequenceFileOutputFormat")))
+    before = sorted(p.name for p in location(client, db, "m").rglob("*"))
+    for write in (f"INSERT INTO hms.{db}.m PARTITION (p=1) VALUES (2)",
+                  f"INSERT OVERWRITE hms.{db}.m PARTITION (p) VALUES (3, 1)"):
+        with pytest.raises(Exception) as raised:
+            spark.sql(write)
+        assert first_line(raised.value).endswith(
+            f"hms cannot write partition p=1 of table {db}.m: it is stored with "
+            "org.apache.hadoop.mapred.TextInputFormat and "
+            "org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe, the table with "
+            "org.apache.hadoop.mapred.SequenceFileInputFormat and "
+            "org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe; write a new partition, or "
+            "drop this one first"), write
+    assert sorted(p.name for p in location(client, db, "m").rglob("*")) == before
+    spark.sql(f"INSERT INTO hms.{db}.m PARTITION (p=2) VALUES (4)")
+    assert [tuple(r) for r in rows(spark, f"SELECT * FROM hms.{db}.m")] == [(1, 1), (4, 2)]
+
+
+def test_open_csv_writes(spark: Any, db: str) -> None:
+    ddl = ("(a STRING, b STRING) PARTITIONED BY (p INT) "
+           "ROW FORMAT SERDE 'org.apache.hadoop.hive.serde2.OpenCSVSerde' "
+           "WITH SERDEPROPERTIES ('separatorChar'=',', 'quoteChar'='\"') STORED AS TEXTFILE")
+    spark.sql(f"CREATE TABLE hms.{db}.csv {ddl}")
+    spark.sql(f"INSERT INTO hms.{db}.csv PARTITION (p=1) VALUES ('x,y', 'say \"hi\"'), "
+              "('', NULL)")
+    got = same_rows(spark, db, "csv")
+    # OpenCSVSerde writes NULL as an empty field, which reads back as '' (as in Hive).
+    assert [tuple(r) for r in got] == [("", "", 1), ("x,y", 'say "hi"', 1)]
