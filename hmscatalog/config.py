@@ -82,6 +82,9 @@ DISCOVERY_MAX_LIST_CALLS = "hmscatalog.discovery.max-list-calls"
 DISCOVERY_GLOB = "hmscatalog.discovery.glob"
 PROJECTION_MAX_PARTITIONS = "hmscatalog.projection.max-partitions"
 WRITE_KEEP_REPLACED_SECONDS = "hmscatalog.write.keep-replaced-seconds"
+# Read the files in subdirectories of partition directories too (Hive on Tez writes UNION ALL
+# output to HIVE_UNION_SUBDIR_<n>/), as Trino's hive.recursive-directories.
+READ_RECURSIVE_DIRECTORIES = "hmscatalog.read.recursive-directories"
 PROJECTION_ENABLED = "projection.enabled"
 # Outside the prefix, for the spelling ClickHouse users know (SRS-045).
 PARTITION_COLUMNS_IN_DATA_FILE = "partition_columns_in_data_file"
@@ -139,6 +142,7 @@ SETTINGS: dict[str, Setting] = {s.key: s for s in (
     Setting(DISCOVERY_GLOB, "table", "glob", None),
     Setting(PROJECTION_MAX_PARTITIONS, "table", "count", 1_000_000, minimum=1),
     Setting(WRITE_KEEP_REPLACED_SECONDS, "table", "count", 300),
+    Setting(READ_RECURSIVE_DIRECTORIES, "table", "boolean", False),
     Setting(PROJECTION_ENABLED, "table", "boolean", False, checked_here=False),
     Setting(PARTITION_COLUMNS_IN_DATA_FILE, "table", "boolean", False),
     Setting(URI, "catalog", "text", ""),

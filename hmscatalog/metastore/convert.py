@@ -44,14 +44,14 @@ def storage_to_thrift(storage: Storage, columns: list[t.FieldSchema]) -> t.Stora
         inputFormat=storage.input_format,
         outputFormat=storage.output_format,
         compressed=False,
-        numBuckets=-1,
+        numBuckets=storage.num_buckets,
         serdeInfo=t.SerDeInfo(
             name=None,
             serializationLib=storage.serde,
             parameters=dict(storage.serde_parameters),
         ),
-        bucketCols=[],
-        sortCols=[],
+        bucketCols=list(storage.bucket_columns),
+        sortCols=[t.Order(col=c, order=o) for c, o in storage.sort_columns],
         parameters={},
         skewedInfo=t.SkewedInfo(
             skewedColNames=[], skewedColValues=[], skewedColValueLocationMaps={}
@@ -70,6 +70,9 @@ def storage_from_thrift(sd: t.StorageDescriptor | None) -> Storage:
         output_format=sd.outputFormat,
         serde=serde.serializationLib if serde else None,
         serde_parameters=dict((serde.parameters or {}) if serde else {}),
+        num_buckets=sd.numBuckets if sd.numBuckets is not None else -1,
+        bucket_columns=tuple(sd.bucketCols or ()),
+        sort_columns=tuple((o.col, o.order) for o in sd.sortCols or ()),
     )
 
 

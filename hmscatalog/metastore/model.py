@@ -98,6 +98,15 @@ class Storage:
     output_format: str | None
     serde: str | None
     serde_parameters: Mapping[str, str] = field(default_factory=dict)
+    # Hive bucketing (CLUSTERED BY ... SORTED BY ... INTO n BUCKETS): kept as stored, so that
+    # changes made through hms leave it as it was; -1 buckets: not bucketed.
+    num_buckets: int = -1
+    bucket_columns: tuple[str, ...] = ()
+    sort_columns: tuple[tuple[str, int], ...] = ()  # (column, 1 ascending / 0 descending)
+
+    @property
+    def bucketed(self) -> bool:
+        return self.num_buckets > 0 and bool(self.bucket_columns)
 
     @classmethod
     def of(cls, fmt: StorageFormat, location: str | None = None) -> Storage:

@@ -20,13 +20,15 @@ def _properties(table: Table, storage: Storage, columns: Sequence[Column],
         "file.inputformat": storage.input_format or "",
         "file.outputformat": storage.output_format or "",
         "name": table.qualified_name,
-        "bucket_count": "-1",
+        "bucket_count": str(storage.num_buckets),
         "columns": ",".join(c.name for c in columns),
         "columns.types": ":".join(c.type for c in columns),
         "columns.comments": "\0".join(c.comment or "" for c in columns),
     }
     if storage.location:
         props["location"] = storage.location
+    if storage.bucket_columns:
+        props["bucket_field_name"] = storage.bucket_columns[0]
     if storage.serde:
         props["serialization.lib"] = storage.serde
     if table.partition_keys:

@@ -33,7 +33,7 @@ from hmscatalog.spark.internals.session import time_zone
 from hmscatalog.spark.jvm import JavaProxy, Jvm
 from hmscatalog.spark.listing import ListingCache, directory_stamps
 from hmscatalog.spark.rows import internal_row
-from hmscatalog.spark.serde_io import serde_scan
+from hmscatalog.spark.serde_io import recursive_directories, serde_scan
 from hmscatalog.spark.statistics import Statistics, TableStatistics, table_statistics
 
 READ = "org.apache.spark.sql.connector.read"
@@ -343,6 +343,10 @@ class HmsScanBuilder(JavaProxy):
             locations = [table.location or ""]
             paths = locations
             spec = read.partition_spec(jvm, partition_schema, [])
+        if table.table is not None and recursive_directories(table.table):
+            # Spark reads the files directly in each partition's directory: each directory
+            # below one joins the spec with its partition's values.
+            spec = read.with_subdirectories(jvm, spec, locations)
         cache = self._context.listings.cache_for(table.qualified_name,
                                                  directory_stamps(locations))
         index = read.file_index(jvm, paths, {}, self._schema, cache, spec)

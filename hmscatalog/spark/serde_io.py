@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from hmscatalog import config
 from hmscatalog.metastore.model import Partition, Table
 from hmscatalog.metastore.serde import partition_properties, table_properties
 from hmscatalog.partitions.codec import DEFAULT_PARTITION_NAME
@@ -88,6 +89,7 @@ def serde_scan(jvm: Jvm, table: Table, selection: Selection, required: Any,
         "table": table.qualified_name,
         "timeZone": time_zone(jvm),
         "skipHeader": _count(jvm, table, "skip.header.line.count"),
+        "recursive": recursive_directories(table),
         "tableSerde": table.storage.serde,
         "tableProperties": table_properties(table),
         "sizeInBytes": statistics.size,
@@ -102,6 +104,12 @@ def serde_scan(jvm: Jvm, table: Table, selection: Selection, required: Any,
     }
     return jvm.cls(SCAN_CLASS)(jvm.jsession, required, jvm.struct_type(table.partition_keys),
                                json.dumps(spec))
+
+
+def recursive_directories(table: Table) -> bool:
+    """Whether reads of ``table`` take the files in subdirectories of its partitions too."""
+    return config.read_flag(table.parameters, config.READ_RECURSIVE_DIRECTORIES,
+                            f"Table {table.qualified_name}")
 
 
 def _count(jvm: Jvm, table: Table, key: str) -> int:

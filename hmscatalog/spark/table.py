@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from hmscatalog.errors import AlreadyExists, NoSuchPartition
+from hmscatalog.errors import AlreadyExists, InvalidOperation, NoSuchPartition
 from hmscatalog.metastore.model import Partition, Table
 from hmscatalog.metastore.serde import NATIVE_FORMATS
 from hmscatalog.partitions.codec import make_part_name, parse_part_name
@@ -19,6 +19,7 @@ from hmscatalog.spark.rows import internal_row, partition_strings
 from hmscatalog.spark.scan import CatalogContext, HmsScanBuilder
 from hmscatalog.spark.serde_io import check_readable, check_writable
 from hmscatalog.spark.write import HmsWriteBuilder
+from hmscatalog.write.truncate import truncate
 
 # Table parameters the metastore or Hive manage; not shown as user properties.
 _HIDDEN_PARAMETERS = frozenset({"EXTERNAL", "transient_lastDdlTime", "comment"})
@@ -111,7 +112,8 @@ class HmsTable(ReadOnlyTable):
 
     class Java:
         implements = [f"{CATALOG_PKG}.SupportsRead", f"{CATALOG_PKG}.SupportsWrite",
-                      f"{CATALOG_PKG}.SupportsAtomicPartitionManagement"]
+                      f"{CATALOG_PKG}.SupportsAtomicPartitionManagement",
+                      f"{CATALOG_PKG}.TruncatableTable"]
 
     def __init__(self, context: CatalogContext, table: Table,
                  column_order: Sequence[str] | None = None) -> None:
@@ -146,6 +148,13 @@ class HmsTable(ReadOnlyTable):
 
     def newWriteBuilder(self, info: Any) -> Any:
         self._refuse_acid("write")
+        storage = self.table.storage
+        if storage.bucketed:
+            self._jvm.unsupported(
+                f"hms cannot write table {self.table.qualified_name}: it is bucketed "
+                f"(CLUSTERED BY ({', '.join(storage.bucket_columns)}) INTO "
+                f"{storage.num_buckets} BUCKETS), and hms does not write bucketed output "
+                "that is compatible with Hive")
         if self.table.format not in NATIVE_FORMATS:
             check_writable(self._jvm, self.table)
         projection = projection_of(self.target)
@@ -221,6 +230,37 @@ class HmsTable(ReadOnlyTable):
             return False
         return True
 
+    def truncateTable(self, options: Any = None) -> bool:
+        self._truncate(None)
+        return True
+
+    def reportDriverMetrics(self) -> Any:  # Spark 4.3's TruncateTableExec asks
+        return self._jvm.array(
+            self._jvm.cls("org.apache.spark.sql.connector.metric.CustomTaskMetric"), [])
+
+    def supportedCustomMetrics(self) -> Any:
+        return self._jvm.array(
+            self._jvm.cls("org.apache.spark.sql.connector.metric.CustomMetric"), [])
+
+    def truncatePartition(self, ident: Any) -> bool:
+        return self.truncatePartitions([ident])
+
+    def truncatePartitions(self, idents: Any) -> bool:
+        names = [self._name(i) for i in idents]
+        for ident, name in zip(idents, names, strict=True):
+            if not self._exists([value for _, value in parse_part_name(name)]):
+                self._jvm.analysis_error("NoSuchPartitionException", self.name(), ident,
+                                         self.partitionSchema())
+        self._truncate(names)
+        return True
+
+    def _truncate(self, names: list[str] | None) -> None:
+        self._refuse_acid("truncate")
+        try:
+            truncate(self._client(), self.table, names)
+        except InvalidOperation as exc:
+            self._jvm.unsupported(str(exc))
+
     def purgePartition(self, ident: Any) -> bool:
         return self.dropPartitions([ident])
 
@@ -266,9 +306,4 @@ class HmsTable(ReadOnlyTable):
     def renamePartition(self, old: Any, new: Any) -> bool:
         return bool(self._unsupported("rename"))
 
-    def truncatePartition(self, ident: Any) -> bool:
-        return bool(self._unsupported("truncate"))
-
-    def truncatePartitions(self, idents: Any) -> bool:
-        return bool(self._unsupported("truncate"))
 

@@ -10,8 +10,6 @@ the partitions that receive rows, or exactly the one a fully static PARTITION cl
 
 from __future__ import annotations
 
-import datetime as dt
-import uuid
 from collections.abc import Callable
 from functools import partial
 from typing import Any, Literal
@@ -33,7 +31,7 @@ from hmscatalog.spark.partition_guard import table_partition_guard
 from hmscatalog.spark.scan import CatalogContext
 from hmscatalog.storage.filesystems import on_object_store
 from hmscatalog.write import recovery
-from hmscatalog.write.commit import TableCommit
+from hmscatalog.write.commit import TableCommit, new_write_id
 from hmscatalog.write.direct import DirectCommit
 from hmscatalog.write.rules import DynamicPartitionSettings, check_partition_counts
 
@@ -190,8 +188,7 @@ class HmsBatchWrite(JavaProxy):
         self._mode = mode
         self._static = static
         self._settings = DynamicPartitionSettings.from_conf(partial(conf_value, self._jvm))
-        stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%d%H%M%S")
-        self._write_id = f"{stamp}-{uuid.uuid4().hex[:12]}"
+        self._write_id = new_write_id()
         self._direct = on_object_store(table.location)
         self._committing = False
         self._commit: TableCommit | DirectCommit

@@ -25,9 +25,11 @@ files appended to a partition that already exists are visible once moved, one re
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 import re
-from collections.abc import Callable, Iterator, Mapping
+import uuid
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -82,6 +84,12 @@ def _home(table: Table) -> tuple[Storage, Path]:
             f"hms cannot write table {table.qualified_name} at {table.location}: it writes "
             "to local disk (file:) and HDFS (hdfs://), where a rename is atomic")
     return home
+
+
+def new_write_id() -> str:
+    """A fresh write id: its start time (UTC), then a random part."""
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%d%H%M%S")
+    return f"{stamp}-{uuid.uuid4().hex[:12]}"
 
 
 def target_name(write_id: str, name: str, counter: Iterator[int]) -> str:
@@ -167,7 +175,8 @@ class TableCommit(StagedWrite):
         self.lock_timeout_s = LOCK_TIMEOUT_S
 
     def commit(self, mode: Mode, static: Mapping[str, str] | None = None,
-               check: Callable[[int], None] | None = None) -> CommitResult:
+               check: Callable[[int], None] | None = None,
+               emptied: Sequence[str] = ()) -> CommitResult:
         """Move the staged files into place and register the partitions.
 
         Args:
@@ -177,6 +186,8 @@ class TableCommit(StagedWrite):
             static: the write's static partition values (column → metastore string).
             check: called with the number of partitions written before anything moves; what
                 it raises aborts the commit (the staged files are removed).
+            emptied: with ``overwrite``, names of partitions replaced by no files even if no
+                row was written to them (TRUNCATE TABLE ... PARTITION).
         """
         self.begin()
         try:
@@ -184,7 +195,7 @@ class TableCommit(StagedWrite):
                            self._record.write_id, self.lock_timeout_s):
                 faults.reached("locked")
                 recovery.recover(self._client, self._table, locked=True)
-                return self._commit(mode, static, check)
+                return self._commit(mode, static, check, emptied)
         except CommitLockTimeout:
             self._finish()
             raise
@@ -194,9 +205,11 @@ class TableCommit(StagedWrite):
     # -- the steps --------------------------------------------------------------------------
 
     def _commit(self, mode: Mode, static: Mapping[str, str] | None,
-                check: Callable[[int], None] | None) -> CommitResult:
+                check: Callable[[int], None] | None, emptied: Sequence[str]) -> CommitResult:
         names = self._table.partition_spec.names
         staged = staged_partitions(self._storage, self.staging, len(names))
+        for name in emptied if mode == "overwrite" else ():
+            staged.setdefault(name, [])
         if mode == "overwrite" and not names:
             staged.setdefault("", [])  # an unpartitioned table is replaced, even by no rows
         elif mode == "overwrite" and static is not None and set(static) == set(names):
@@ -254,7 +267,7 @@ class TableCommit(StagedWrite):
             for found in self._client.get_partitions_by_names(
                     table.database, table.name, list(staged)):
                 existing[make_part_name(names, list(found.values))] = found
-        check_partition_formats(table, existing)
+        check_partition_formats(table, {n: p for n, p in existing.items() if staged[n]})
         counter = iter(range(1_000_000))
         trash = Path(record.trash)
         created: dict[str, None] = {}  # in order, outermost first

@@ -4,6 +4,7 @@ format, and a one-line refusal naming the table for what hms cannot read exactly
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -328,3 +329,100 @@ def test_open_csv_writes(spark: Any, db: str) -> None:
     got = same_rows(spark, db, "csv")
     # OpenCSVSerde writes NULL as an empty field, which reads back as '' (as in Hive).
     assert [tuple(r) for r in got] == [("", "", 1), ("x,y", 'say "hi"', 1)]
+
+
+def test_bucketed_tables_read_as_plain_tables_and_refuse_writes(
+        spark: Any, db: str, client: MetastoreClient) -> None:
+    """A bucketed Hive table (written by the built-in, which writes Hive's buckets) reads as a
+    plain table; hms refuses to write it, and changes hms makes to its partitions keep the
+    bucketing the metastore holds."""
+    spark.sql(f"CREATE TABLE spark_catalog.{db}.b (id INT, s STRING) PARTITIONED BY (p INT) "
+              "CLUSTERED BY (id) SORTED BY (id) INTO 4 BUCKETS STORED AS TEXTFILE")
+    spark.sql(f"INSERT INTO spark_catalog.{db}.b PARTITION (p=1) "
+              "SELECT CAST(id AS INT), CAST(id AS STRING) FROM range(20)")
+    assert len(same_rows(spark, db, "b")) == 20
+    before = location(client, db, "b")
+    files = sorted(str(p) for p in before.rglob("*"))
+    with pytest.raises(Exception) as raised:
+        spark.sql(f"INSERT INTO hms.{db}.b PARTITION (p=2) VALUES (1, 'x')")
+    assert first_line(raised.value).endswith(
+        f"hms cannot write table {db}.b: it is bucketed (CLUSTERED BY (id) INTO 4 BUCKETS), "
+        "and hms does not write bucketed output that is compatible with Hive")
+    assert sorted(str(p) for p in before.rglob("*")) == files
+    spark.sql(f"ANALYZE TABLE hms.{db}.b PARTITION (p=1) COMPUTE STATISTICS")
+    (part,) = client.list_partitions(db, "b")
+    assert (part.storage.num_buckets, part.storage.bucket_columns,
+            part.storage.sort_columns) == (4, ("id",), (("id", 1),))
+    assert part.parameters["spark.sql.statistics.numRows"] == "20"
+
+
+@pytest.mark.parametrize("stored", ["TEXTFILE", "PARQUET"])
+def test_files_in_subdirectories_of_a_partition(spark: Any, db: str, client: MetastoreClient,
+                                                stored: str) -> None:
+    """Hive on Tez writes UNION ALL output to HIVE_UNION_SUBDIR_<n>/ below the partition. By
+    default hms reads them as the built-in does: a Parquet table's files directly in the
+    partition directory only; a text table's input format refuses the directory (hms names
+    it and the setting). With hmscatalog.read.recursive-directories, the files below are read
+    too."""
+    spark.sql(f"CREATE TABLE spark_catalog.{db}.u (id INT) PARTITIONED BY (p INT) "
+              f"STORED AS {stored}")
+    spark.sql(f"INSERT INTO spark_catalog.{db}.u PARTITION (p=1) VALUES (1)")
+    part = location(client, db, "u") / "p=1"
+    for n in (1, 2):
+        nested = part / f"HIVE_UNION_SUBDIR_{n}" / ("deeper" if n == 2 else "")
+        nested.mkdir(parents=True)
+        for data in part.glob("part-*"):
+            (nested / data.name).write_bytes(data.read_bytes())
+    if stored == "PARQUET":
+        assert [tuple(r) for r in same_rows(spark, db, "u")] == [(1, 1)]
+    else:
+        with pytest.raises(Exception) as raised:
+            spark.sql(f"SELECT * FROM hms.{db}.u").collect()
+        assert re.search(re.escape(
+            f"hms cannot read table {db}.u: file:{part} holds the directory "
+            f"file:{part}/HIVE_UNION_SUBDIR_") + "[12]" + re.escape(
+            "; set TBLPROPERTIES ('hmscatalog.read.recursive-directories'='true') to read the "
+            "files below it (Hive on Tez writes UNION ALL output there)") + "$",
+            first_line(raised.value))
+    spark.sql(f"ALTER TABLE hms.{db}.u SET TBLPROPERTIES "
+              "('hmscatalog.read.recursive-directories'='true')")
+    assert [tuple(r) for r in rows(spark, f"SELECT * FROM hms.{db}.u")] == [(1, 1)] * 3
+    assert [tuple(r) for r in rows(spark, f"SELECT * FROM hms.{db}.u WHERE p = 2")] == []
+
+
+@pytest.mark.parametrize("stored", ["TEXTFILE", "PARQUET"])
+def test_truncate_table_and_partitions(spark: Any, db: str, client: MetastoreClient,
+                                       stored: str) -> None:
+    """TRUNCATE TABLE [PARTITION] through hms leaves what the built-in's leaves: the
+    partitions, without rows; an external table is refused, nothing removed."""
+    for name in ("ours", "theirs"):
+        spark.sql(f"CREATE TABLE spark_catalog.{db}.{name} (id INT) PARTITIONED BY (p INT) "
+                  f"STORED AS {stored}")
+        spark.sql(f"INSERT INTO spark_catalog.{db}.{name} PARTITION (p) "
+                  "SELECT CAST(id AS INT), CAST(id % 3 AS INT) FROM range(9)")
+    spark.sql(f"TRUNCATE TABLE hms.{db}.ours PARTITION (p=1)")
+    spark.sql(f"TRUNCATE TABLE spark_catalog.{db}.theirs PARTITION (p=1)")
+    for name in ("ours", "theirs"):
+        assert [r.p for r in rows(spark, f"SELECT DISTINCT p FROM hms.{db}.{name}")] == [0, 2]
+        assert len(client.list_partition_names(db, name)) == 3
+    assert rows(spark, f"SELECT * FROM hms.{db}.ours") == \
+        rows(spark, f"SELECT * FROM spark_catalog.{db}.theirs")
+    spark.sql(f"TRUNCATE TABLE hms.{db}.ours")
+    spark.sql(f"TRUNCATE TABLE spark_catalog.{db}.theirs")
+    for name in ("ours", "theirs"):
+        assert rows(spark, f"SELECT * FROM spark_catalog.{db}.{name}") == []
+        assert len(client.list_partition_names(db, name)) == 3
+    with pytest.raises(Exception) as raised:
+        spark.sql(f"TRUNCATE TABLE hms.{db}.ours PARTITION (p=7)")
+    assert first_line(raised.value).startswith(
+        "[PARTITIONS_NOT_FOUND] The partition(s) PARTITION (`p` = 7) cannot be found in table")
+
+    spark.sql(f"CREATE EXTERNAL TABLE spark_catalog.{db}.ext (id INT) STORED AS {stored} "
+              f"LOCATION 'file:{location(client, db, 'ours').parent}/ext'")
+    spark.sql(f"INSERT INTO spark_catalog.{db}.ext VALUES (1)")
+    with pytest.raises(Exception) as raised:
+        spark.sql(f"TRUNCATE TABLE hms.{db}.ext")
+    assert first_line(raised.value).endswith(
+        f"hms cannot truncate table {db}.ext: it is an external table, whose files TRUNCATE "
+        "TABLE does not remove (as in Hive and Spark)")
+    assert [tuple(r) for r in rows(spark, f"SELECT * FROM hms.{db}.ext")] == [(1,)]

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from hmscatalog.metastore.model import StorageFormat
-from hmscatalog.spark.internals.session import sql_conf, time_zone
+from hmscatalog.spark.internals.session import hadoop_conf, sql_conf, time_zone
 
 if TYPE_CHECKING:
     from hmscatalog.spark.jvm import Jvm
@@ -119,6 +119,27 @@ def partition_spec(jvm: Jvm, partition_schema: Any,
     partition_path = jvm.cls(f"{DATASOURCES}.PartitionPath")
     paths = [partition_path(row, hadoop_path(location)) for row, location in partitions]
     return jvm.cls(f"{DATASOURCES}.PartitionSpec")(partition_schema, jvm.seq(paths))
+
+
+def with_subdirectories(jvm: Jvm, spec: Any, locations: Sequence[str]) -> Any:
+    """``spec`` (a ``PartitionSpec``) with every directory below each of ``locations`` as a
+    partition path of the same values (``io.hmscatalog.spark.FileSystems.subdirectories``)."""
+    listed = str(jvm.cls("io.hmscatalog.spark.FileSystems").subdirectories(
+        hadoop_conf(jvm), "\n".join(locations)))
+    below: dict[str, list[str]] = {}
+    for line in listed.splitlines():
+        location, directory = line.split("\t", 1)
+        below.setdefault(location, []).append(directory)
+    if not below:
+        return spec
+    hadoop_path = jvm.cls("org.apache.hadoop.fs.Path")
+    partition_path = jvm.cls(f"{DATASOURCES}.PartitionPath")
+    paths = []
+    for existing in jvm.cls("scala.jdk.javaapi.CollectionConverters").asJava(spec.partitions()):
+        paths.append(existing)
+        for directory in below.get(str(existing.path()), []):
+            paths.append(partition_path(existing.values(), hadoop_path(directory)))
+    return jvm.cls(f"{DATASOURCES}.PartitionSpec")(spec.partitionColumns(), jvm.seq(paths))
 
 
 def parsed_partition_spec(jvm: Jvm, locations: Sequence[str], root: str,

@@ -20,6 +20,42 @@ import org.apache.hadoop.fs.Path;
 public final class FileSystems {
   private FileSystems() {}
 
+  /**
+   * The directories below each of {@code locations} (one per line), at any depth, skipping
+   * hidden ones ({@code _x}, {@code .x}) as Hadoop's input formats do: one line
+   * {@code location <tab> directory} each, the location as a Hadoop path prints it. A
+   * location that is no directory has none.
+   */
+  public static String subdirectories(Configuration conf, String locations) throws IOException {
+    StringBuilder out = new StringBuilder();
+    for (String location : locations.split("\n")) {
+      if (location.isEmpty()) {
+        continue;
+      }
+      Path root = new Path(location);
+      FileSystem fs = root.getFileSystem(conf);
+      java.util.ArrayDeque<Path> pending = new java.util.ArrayDeque<>();
+      pending.add(root);
+      while (!pending.isEmpty()) {
+        Path dir = pending.poll();
+        FileStatus[] statuses;
+        try {
+          statuses = fs.listStatus(dir);
+        } catch (FileNotFoundException e) {
+          continue;
+        }
+        for (FileStatus status : statuses) {
+          String name = status.getPath().getName();
+          if (status.isDirectory() && !name.startsWith("_") && !name.startsWith(".")) {
+            pending.add(status.getPath());
+            out.append(root).append('\t').append(status.getPath()).append('\n');
+          }
+        }
+      }
+    }
+    return out.toString();
+  }
+
   /** The entries of directory {@code path}, or null when there is no directory there. */
   public static String list(FileSystem fs, String path) throws IOException {
     Path dir = new Path(path);

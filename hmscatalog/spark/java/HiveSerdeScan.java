@@ -69,7 +69,7 @@ import scala.jdk.javaapi.CollectionConverters;
  *
  * <p>Python describes the partitions in one JSON document:
  * <pre>
- * {"table": "db.t", "timeZone": "UTC", "skipHeader": 0,
+ * {"table": "db.t", "timeZone": "UTC", "skipHeader": 0, "recursive": false,
  *  "tableSerde": "...", "tableProperties": {...}, "partitionTypes": ["date", ...],
  *  "sizeInBytes": 123 or null, "numRows": 45 or null,
  *  "partitions": [{"location": "...", "inputFormat": "...", "serde": "...",
@@ -80,6 +80,7 @@ import scala.jdk.javaapi.CollectionConverters;
  */
 public final class HiveSerdeScan implements Scan, Batch, SupportsReportStatistics {
   private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String RECURSIVE = "mapreduce.input.fileinputformat.input.dir.recursive";
 
   private final SparkSession session;
   private final StructType required;
@@ -174,6 +175,7 @@ public final class HiveSerdeScan implements Scan, Batch, SupportsReportStatistic
       String location = part.get("location").asText();
       String inputFormat = part.get("inputFormat").asText();
       JobConf job = new JobConf(conf);
+      job.setBoolean(RECURSIVE, spec.get("recursive").asBoolean());
       FileInputFormat.setInputPaths(job, new Path(location));
       InputSplit[] found;
       try {
@@ -185,8 +187,16 @@ public final class HiveSerdeScan implements Scan, Batch, SupportsReportStatistic
       } catch (InvalidInputException e) {
         continue;
       } catch (IOException e) {
-        throw new IllegalStateException("cannot list " + location + " of table "
-            + spec.get("table").asText() + ": " + e.getMessage(), e);
+        String message = String.valueOf(e.getMessage());
+        if (message.startsWith("Not a file: ")) {
+          throw new UnsupportedOperationException("hms cannot read table "
+              + spec.get("table").asText()
+              + ": " + location + " holds the directory " + message.substring(12)
+              + "; set TBLPROPERTIES ('hmscatalog.read.recursive-directories'='true') to read"
+              + " the files below it (Hive on Tez writes UNION ALL output there)", e);
+        }
+        throw new IllegalArgumentException("hms cannot list " + location + " of table "
+            + spec.get("table").asText() + ": " + message, e);
       }
       InternalRow values = partitionValues(part.get("values"), zone);
       Properties properties = properties(part.get("properties"));
@@ -404,8 +414,8 @@ public final class HiveSerdeScan implements Scan, Batch, SupportsReportStatistic
       } catch (ReflectiveOperationException e) {
         throw new IllegalStateException("cannot create SerDe " + name + ": " + e, e);
       } catch (Exception e) {
-        throw new IllegalStateException("SerDe " + name + " refused the table's properties: "
-            + e.getMessage(), e);
+        throw new IllegalArgumentException("SerDe " + name + " refused the table's "
+            + "properties: " + e.getMessage(), e);
       }
     }
   }
