@@ -9,6 +9,7 @@ from hmscatalog.config import check_properties
 from hmscatalog.errors import AlreadyExists, InvalidOperation, NoSuchNamespace, NoSuchTable
 from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.model import (
+    VIRTUAL_VIEW,
     Column,
     Database,
     Table,
@@ -207,6 +208,11 @@ class HmsCatalog(JavaProxy):
             table = self.client.get_table(database, name)
         except (NoSuchTable, NoSuchNamespace):
             self._jvm.analysis_error("NoSuchTableException", ident)
+        if table.table_type == VIRTUAL_VIEW:
+            self._jvm.unsupported(
+                f"hms cannot read view {database}.{name}: views stored in the metastore (made "
+                "by Hive or by Spark's built-in catalog) are not readable through hms yet; "
+                f"query it as spark_catalog.{database}.{name}")
         if recovery.needs_recovery(table):  # writes whose process died
             done = recovery.recover(self.client, table)
             if done.finished or done.undone:  # the table's location may have moved

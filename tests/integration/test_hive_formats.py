@@ -426,3 +426,15 @@ def test_truncate_table_and_partitions(spark: Any, db: str, client: MetastoreCli
         f"hms cannot truncate table {db}.ext: it is an external table, whose files TRUNCATE "
         "TABLE does not remove (as in Hive and Spark)")
     assert [tuple(r) for r in rows(spark, f"SELECT * FROM hms.{db}.ext")] == [(1,)]
+
+
+def test_views_in_the_metastore_are_refused_by_name(spark: Any, db: str) -> None:
+    """A view (VIRTUAL_VIEW) is not read as a table of no files: it is refused, naming it."""
+    spark.sql(f"CREATE TABLE spark_catalog.{db}.base (id INT) STORED AS TEXTFILE")
+    spark.sql(f"CREATE VIEW spark_catalog.{db}.v AS SELECT id FROM spark_catalog.{db}.base")
+    with pytest.raises(Exception) as raised:
+        spark.sql(f"SELECT * FROM hms.{db}.v").collect()
+    assert first_line(raised.value).endswith(
+        f"hms cannot read view {db}.v: views stored in the metastore (made by Hive or by "
+        "Spark's built-in catalog) are not readable through hms yet; query it as "
+        f"spark_catalog.{db}.v")
