@@ -29,6 +29,13 @@ def first_line(exc: BaseException) -> str:
     return str(exc).strip().splitlines()[0]
 
 
+def refusal(spark: Any, statement: str) -> str:
+    """The first line of the error ``statement`` fails with."""
+    with pytest.raises(Exception) as raised:
+        spark.sql(statement).collect()
+    return first_line(raised.value)
+
+
 def rows(spark: Any, query: str) -> list[Any]:
     return sorted(spark.sql(query).collect(), key=repr)
 
@@ -153,9 +160,7 @@ def test_unreadable_tables_are_refused_by_name(spark: Any, db: str,
                                                client: MetastoreClient) -> None:
     spark.sql(f"CREATE TABLE spark_catalog.{db}.footer (s STRING) STORED AS TEXTFILE "
               "TBLPROPERTIES ('skip.footer.line.count'='1')")
-    with pytest.raises(Exception) as raised:
-        spark.sql(f"SELECT * FROM hms.{db}.footer").collect()
-    assert first_line(raised.value).endswith(
+    assert refusal(spark, f"SELECT * FROM hms.{db}.footer").endswith(
         f"hms cannot read table {db}.footer: its property skip.footer.line.count=1 is not "
         "supported (its files' last lines are footers Spark's reader keeps)")
 
@@ -164,9 +169,7 @@ def test_unreadable_tables_are_refused_by_name(spark: Any, db: str,
         columns=(Column("a", "string"),),
         storage=replace(client.get_table(db, "footer").storage,
                         location=None, serde="org.apache.hive.hcatalog.data.JsonSerDe")))
-    with pytest.raises(Exception) as raised:
-        spark.sql(f"SELECT * FROM hms.{db}.json").collect()
-    assert first_line(raised.value).endswith(
+    assert refusal(spark, f"SELECT * FROM hms.{db}.json").endswith(
         f"hms cannot read table {db}.json: its SerDe org.apache.hive.hcatalog.data.JsonSerDe "
         "is not on Spark's class path")
 
@@ -243,9 +246,7 @@ def test_writes_that_would_lose_rows_are_refused(spark: Any, db: str,
                                                  client: MetastoreClient) -> None:
     spark.sql(f"CREATE TABLE hms.{db}.h (s STRING) STORED AS TEXTFILE "
               "TBLPROPERTIES ('skip.header.line.count'='1')")
-    with pytest.raises(Exception) as raised:
-        spark.sql(f"INSERT INTO hms.{db}.h VALUES ('a')")
-    assert first_line(raised.value).endswith(
+    assert refusal(spark, f"INSERT INTO hms.{db}.h VALUES ('a')").endswith(
         f"hms cannot write table {db}.h: its property skip.header.line.count makes readers "
         "skip the first lines of each file, which would lose written rows")
     assert list(location(client, db, "h").rglob("*")) == []
@@ -286,9 +287,7 @@ def test_spark_data_source_tables_are_refused(spark: Any, db: str) -> None:
     reading it as a Hive table would find no rows."""
     spark.sql(f"CREATE TABLE spark_catalog.{db}.ds (a INT) USING csv")
     spark.sql(f"INSERT INTO spark_catalog.{db}.ds VALUES (1)")
-    with pytest.raises(Exception) as raised:
-        spark.sql(f"SELECT * FROM hms.{db}.ds").collect()
-    assert first_line(raised.value).endswith(
+    assert refusal(spark, f"SELECT * FROM hms.{db}.ds").endswith(
         f"hms cannot read table {db}.ds: it is a Spark data source table (USING csv), whose "
         "files and options are in Spark's own table properties, not in its Hive storage "
         "descriptor")
@@ -305,9 +304,7 @@ def test_writes_into_a_partition_of_another_format_are_refused(
     before = sorted(p.name for p in location(client, db, "m").rglob("*"))
     for write in (f"INSERT INTO hms.{db}.m PARTITION (p=1) VALUES (2)",
                   f"INSERT OVERWRITE hms.{db}.m PARTITION (p) VALUES (3, 1)"):
-        with pytest.raises(Exception) as raised:
-            spark.sql(write)
-        assert first_line(raised.value).endswith(
+        assert refusal(spark, write).endswith(
             f"hms cannot write partition p=1 of table {db}.m: it is stored with "
             "org.apache.hadoop.mapred.TextInputFormat and "
             "org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe, the table with "
@@ -343,9 +340,7 @@ def test_bucketed_tables_read_as_plain_tables_and_refuse_writes(
     assert len(same_rows(spark, db, "b")) == 20
     before = location(client, db, "b")
     files = sorted(str(p) for p in before.rglob("*"))
-    with pytest.raises(Exception) as raised:
-        spark.sql(f"INSERT INTO hms.{db}.b PARTITION (p=2) VALUES (1, 'x')")
-    assert first_line(raised.value).endswith(
+    assert refusal(spark, f"INSERT INTO hms.{db}.b PARTITION (p=2) VALUES (1, 'x')").endswith(
         f"hms cannot write table {db}.b: it is bucketed (CLUSTERED BY (id) INTO 4 BUCKETS), "
         "and hms does not write bucketed output that is compatible with Hive")
     assert sorted(str(p) for p in before.rglob("*")) == files
@@ -412,17 +407,13 @@ def test_truncate_table_and_partitions(spark: Any, db: str, client: MetastoreCli
     for name in ("ours", "theirs"):
         assert rows(spark, f"SELECT * FROM spark_catalog.{db}.{name}") == []
         assert len(client.list_partition_names(db, name)) == 3
-    with pytest.raises(Exception) as raised:
-        spark.sql(f"TRUNCATE TABLE hms.{db}.ours PARTITION (p=7)")
-    assert first_line(raised.value).startswith(
+    assert refusal(spark, f"TRUNCATE TABLE hms.{db}.ours PARTITION (p=7)").startswith(
         "[PARTITIONS_NOT_FOUND] The partition(s) PARTITION (`p` = 7) cannot be found in table")
 
     spark.sql(f"CREATE EXTERNAL TABLE spark_catalog.{db}.ext (id INT) STORED AS {stored} "
               f"LOCATION 'file:{location(client, db, 'ours').parent}/ext'")
     spark.sql(f"INSERT INTO spark_catalog.{db}.ext VALUES (1)")
-    with pytest.raises(Exception) as raised:
-        spark.sql(f"TRUNCATE TABLE hms.{db}.ext")
-    assert first_line(raised.value).endswith(
+    assert refusal(spark, f"TRUNCATE TABLE hms.{db}.ext").endswith(
         f"hms cannot truncate table {db}.ext: it is an external table, whose files TRUNCATE "
         "TABLE does not remove (as in Hive and Spark)")
     assert [tuple(r) for r in rows(spark, f"SELECT * FROM hms.{db}.ext")] == [(1,)]
@@ -432,9 +423,7 @@ def test_views_in_the_metastore_are_refused_by_name(spark: Any, db: str) -> None
     """A view (VIRTUAL_VIEW) is not read as a table of no files: it is refused, naming it."""
     spark.sql(f"CREATE TABLE spark_catalog.{db}.base (id INT) STORED AS TEXTFILE")
     spark.sql(f"CREATE VIEW spark_catalog.{db}.v AS SELECT id FROM spark_catalog.{db}.base")
-    with pytest.raises(Exception) as raised:
-        spark.sql(f"SELECT * FROM hms.{db}.v").collect()
-    assert first_line(raised.value).endswith(
+    assert refusal(spark, f"SELECT * FROM hms.{db}.v").endswith(
         f"hms cannot read view {db}.v: views stored in the metastore (made by Hive or by "
         "Spark's built-in catalog) are not readable through hms yet; query it as "
         f"spark_catalog.{db}.v")
