@@ -427,3 +427,44 @@ def test_views_in_the_metastore_are_refused_by_name(spark: Any, db: str) -> None
         f"hms cannot read view {db}.v: views stored in the metastore (made by Hive or by "
         "Spark's built-in catalog) are not readable through hms yet; query it as "
         f"spark_catalog.{db}.v")
+
+
+def test_hive_multi_insert_into_text_tables(spark: Any, db: str) -> None:
+    """FROM src INSERT INTO t1 ... INSERT INTO t2 PARTITION (...) ...: one statement writing
+    two text tables, through each catalog; the same rows land in both."""
+    for c in ("hms", "spark_catalog"):
+        name = "ours" if c == "hms" else "theirs"
+        spark.sql(f"CREATE TABLE {c}.{db}.{name}_a (id BIGINT, s STRING) "
+                  "ROW FORMAT DELIMITED FIELDS TERMINATED BY ',' STORED AS TEXTFILE")
+        spark.sql(f"CREATE TABLE {c}.{db}.{name}_b (id BIGINT) PARTITIONED BY (p STRING) "
+                  "STORED AS TEXTFILE")
+        spark.sql(f"FROM (SELECT id, CAST(id AS STRING) AS s FROM range(10)) src "
+                  f"INSERT INTO {c}.{db}.{name}_a SELECT id, s WHERE id < 5 "
+                  f"INSERT INTO {c}.{db}.{name}_b PARTITION (p='even') SELECT id WHERE id % 2 = 0 "
+                  f"INSERT INTO {c}.{db}.{name}_b PARTITION (p='odd') SELECT id WHERE id % 2 = 1")
+    for suffix, expected in (("a", 5), ("b", 10)):
+        ours = rows(spark, f"SELECT * FROM spark_catalog.{db}.ours_{suffix}")
+        assert ours == rows(spark, f"SELECT * FROM hms.{db}.theirs_{suffix}")
+        assert len(ours) == expected
+
+
+def test_describe_partition(spark: Any, db: str) -> None:
+    """DESCRIBE TABLE ... PARTITION through hms names the same columns and partition values as
+    the built-in's DESCRIBE of the same partition, and the partition's own location and
+    parameters, one row each (Spark's layout for catalogs other than its own; the built-in
+    prints its storage rows and a "Partition Parameters" list instead)."""
+    spark.sql(f"CREATE TABLE spark_catalog.{db}.t (id INT, s STRING) PARTITIONED BY (p INT) "
+              "STORED AS TEXTFILE")
+    spark.sql(f"INSERT INTO spark_catalog.{db}.t PARTITION (p=1) VALUES (1, 'x')")
+
+    def described(catalog: str) -> dict[str, str]:
+        got = spark.sql(f"DESCRIBE TABLE EXTENDED {catalog}.{db}.t PARTITION (p=1)").collect()
+        return {r.col_name: r.data_type for r in got if r.col_name}
+
+    ours, theirs = described("hms"), described("spark_catalog")
+    for key in ("id", "s", "p", "Partition Values"):
+        assert ours[key] == theirs[key], key
+    assert ours["Partition Values"] == "[p=1]"
+    assert ours["location"].rstrip("/").endswith("/t/p=1")
+    for key in ("numFiles", "totalSize"):
+        assert f"{key}={ours[key]}" in theirs["Partition Parameters"], key
