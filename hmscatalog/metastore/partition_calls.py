@@ -254,6 +254,22 @@ class PartitionCalls(MetastoreCalls):
                        [self._in_catalog(convert.partition_to_thrift(p, tbl)) for p in partitions])
 
 
+    def rename_partition(self, database: str, table: str, values: Sequence[str],
+                         renamed: Partition) -> None:
+        """Give the partition of ``values`` the values of ``renamed`` (Hive's
+        ``rename_partition``). The metastore moves a managed table's partition directory to
+        the new values' place under the table, in its own transaction; an external table's
+        partition keeps its location."""
+        tbl = self.get_table(database, table)
+        with self._errors(
+            missing=self._missing_table(database, table),
+            database=database,
+            invalid=InvalidOperation,
+        ):
+            self._call("rename_partition", self._db(database), table, list(values),
+                       self._in_catalog(convert.partition_to_thrift(renamed, tbl)))
+
+
 def _max_parts(limit: int) -> int:
     # The Thrift field is an i16: -1 means "all"; larger limits are capped at its maximum.
     return -1 if limit < 0 else min(limit, 32767)

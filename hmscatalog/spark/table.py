@@ -300,10 +300,19 @@ class HmsTable(ReadOnlyTable):
                                          default_name_in_strings=True))
         return self._jvm.array(self._jvm.cls("org.apache.spark.sql.catalyst.InternalRow"), rows)
 
-    def _unsupported(self, what: str) -> Any:
-        self._jvm.unsupported(f"hms cannot {what} partitions of {self.table.qualified_name} yet")
-
     def renamePartition(self, old: Any, new: Any) -> bool:
-        return bool(self._unsupported("rename"))
+        database, name = self.table.database, self.table.name
+        before, after = self._strings(old), self._strings(new)
+        try:
+            part = self._client().get_partition(database, name, before)
+        except NoSuchPartition:
+            self._jvm.analysis_error("NoSuchPartitionException", self.name(), old,
+                                     self.partitionSchema())
+        if self._exists(after):
+            self._jvm.analysis_error("PartitionsAlreadyExistException", self.name(),
+                                     self._jvm.seq([new]), self.partitionSchema())
+        self._client().rename_partition(database, name, before,
+                                        replace(part, values=tuple(after)))
+        return True
 
 

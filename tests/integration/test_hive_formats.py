@@ -468,3 +468,32 @@ def test_describe_partition(spark: Any, db: str) -> None:
     assert ours["location"].rstrip("/").endswith("/t/p=1")
     for key in ("numFiles", "totalSize"):
         assert f"{key}={ours[key]}" in theirs["Partition Parameters"], key
+
+
+def test_rename_partition(spark: Any, db: str, client: MetastoreClient, tmp_path: Path) -> None:
+    """ALTER TABLE ... PARTITION ... RENAME TO PARTITION through hms leaves what the built-in
+    leaves: the partition under its new values, its directory moved to the new name (for a
+    managed table, by the metastore); renaming onto an existing or from a missing partition is
+    refused as the built-in refuses it."""
+    for c, name in (("hms", "ours"), ("spark_catalog", "theirs")):
+        spark.sql(f"CREATE TABLE spark_catalog.{db}.{name} (id INT) PARTITIONED BY (p INT) "
+                  "STORED AS TEXTFILE")
+        spark.sql(f"INSERT INTO spark_catalog.{db}.{name} PARTITION (p) VALUES (1, 1), (2, 2)")
+        spark.sql(f"ALTER TABLE spark_catalog.{db}.{name} ADD PARTITION (p=9) "
+                  f"LOCATION 'file:{tmp_path / name}'")
+        spark.sql(f"ALTER TABLE {c}.{db}.{name} PARTITION (p=1) RENAME TO PARTITION (p=5)")
+        spark.sql(f"ALTER TABLE {c}.{db}.{name} PARTITION (p=9) RENAME TO PARTITION (p=8)")
+    for name in ("ours", "theirs"):
+        assert client.list_partition_names(db, name) == ["p=2", "p=5", "p=8"]
+        assert [tuple(r) for r in rows(spark, f"SELECT * FROM hms.{db}.{name}")] == [
+            (1, 5), (2, 2)]
+        moved = client.get_partition(db, name, ["5"]).location or ""
+        assert moved.rstrip("/").endswith(f"/{name}/p=5")
+        # The metastore moves a managed table's partition to the new values' default place,
+        # from a location of its own too.
+        elsewhere = client.get_partition(db, name, ["8"]).location or ""
+        assert elsewhere.rstrip("/").endswith(f"/{name}/p=8")
+    assert refusal(spark, f"ALTER TABLE hms.{db}.ours PARTITION (p=2) RENAME TO PARTITION (p=5)"
+                   ).startswith("[PARTITIONS_ALREADY_EXIST]")
+    assert refusal(spark, f"ALTER TABLE hms.{db}.ours PARTITION (p=3) RENAME TO PARTITION (p=6)"
+                   ).startswith("[PARTITIONS_NOT_FOUND]")
