@@ -38,7 +38,7 @@ from hmscatalog.spark.internals.stats import (
     column_statistics,
     location_sizes,
 )
-from hmscatalog.spark.jvm import Jvm, quoted
+from hmscatalog.spark.jvm import Jvm, quoted, sql_string
 from hmscatalog.spark.statistics import TableStatistics, table_statistics
 
 if TYPE_CHECKING:
@@ -201,7 +201,7 @@ def _row_counts(jvm: Jvm, catalog: str, table: Table,
     strings = ", ".join(f"CAST({quoted(c.name)} AS STRING)" for c in table.partition_keys)
     conditions = [
         f"{quoted(name)} IS NULL" if value == DEFAULT_PARTITION_NAME
-        else f"{quoted(name)} <=> CAST('{_sql_text(value)}' AS "
+        else f"{quoted(name)} <=> CAST({sql_string(value)} AS "
              f"{table.partition_spec.column(name).type})"
         for name, value in fixed.items()]
     where = f" WHERE {' AND '.join(conditions)}" if conditions else ""
@@ -217,7 +217,3 @@ def _row_counts(jvm: Jvm, catalog: str, table: Table,
         if key is not None:
             counts[key] = int(row.getLong(width))
     return counts
-
-
-def _sql_text(value: str) -> str:
-    return value.replace("\\", "\\\\").replace("'", "\\'")

@@ -9,6 +9,8 @@ runs in every session before relations are resolved:
   all its partition columns are dynamic) into an hms table is checked here first.
 * **MSCK REPAIR TABLE** and **ALTER TABLE ... RECOVER PARTITIONS**, which Spark refuses for
   tables outside its own catalog, become ``CALL <catalog>.system.sync_partition_metadata``.
+* **DESCRIBE TABLE ... PARTITION**, which Spark 4.0 and 4.1 refuse for tables outside their
+  own catalog, is answered from the metastore (:mod:`hmscatalog.spark.describe`).
 * **SHOW PARTITIONS** is answered with the metastore's partition names, as the built-in catalog
   answers it (``k=__HIVE_DEFAULT_PARTITION__`` for NULL, whatever the column's type).
 """
@@ -21,8 +23,9 @@ from hmscatalog.errors import HmsCatalogError, InvalidPartitionValue, NoSuchObje
 from hmscatalog.metastore.model import Table
 from hmscatalog.partitions.codec import DEFAULT_PARTITION_NAME, parse_part_name
 from hmscatalog.partitions.types import format_value, parse_value
+from hmscatalog.spark.describe import describe_partition
 from hmscatalog.spark.internals import plans
-from hmscatalog.spark.jvm import JavaProxy, Jvm, quoted
+from hmscatalog.spark.jvm import JavaProxy, Jvm, quoted, sql_string
 from hmscatalog.write.rules import DynamicPartitionSettings, check_partition_clause
 
 if TYPE_CHECKING:
@@ -79,6 +82,14 @@ class SessionHooks(JavaProxy):
         if found is None:
             return None  # other catalogs, missing tables: Spark answers as for its own
         catalog, table = found
+        if kind == "DescribeRelation":
+            given = plans.described_partition(self._jvm, command)
+            if not given:
+                return None  # the table's own DESCRIBE, Spark's
+            rows = describe_partition(self._jvm, self._attached[catalog].client, catalog, table,
+                                      given, bool(command.isExtended()),
+                                      str(plans.conf_value(session, "spark.sql.session.timeZone")))
+            return plans.local_relation(self._jvm, ["col_name", "data_type", "comment"], rows)
         if kind == "ShowPartitions":
             return self._show_partitions(session, catalog, table, command)
         if kind == "AnalyzeTable":
@@ -94,7 +105,7 @@ class SessionHooks(JavaProxy):
         add, drop = plans.repair_flags(command)
         mode = "FULL" if add and drop else "DROP" if drop else "ADD"
         call = (f"CALL {quoted(catalog)}.system.sync_partition_metadata("
-                f"{_sql_string(table.database)}, {_sql_string(table.name)}, '{mode}')")
+                f"{sql_string(table.database)}, {sql_string(table.name)}, '{mode}')")
         return plans.parse(session, call)
 
     def _analyze_tables(self, session: Any, command: Any) -> Any:
@@ -106,7 +117,7 @@ class SessionHooks(JavaProxy):
             return None
         catalog, database, _ = found
         return plans.parse(session, (
-            f"CALL {quoted(catalog)}.system.analyze_table({_sql_string(database)}, NULL, NULL, "
+            f"CALL {quoted(catalog)}.system.analyze_table({sql_string(database)}, NULL, NULL, "
             f"NULL, {str(bool(command.noScan())).lower()}, NULL, false)"))
 
     def _table(self, session: Any, node: Any) -> tuple[str, Table] | None:
@@ -141,7 +152,7 @@ class SessionHooks(JavaProxy):
         names = self._attached[catalog].client.list_partition_names(table.database, table.name)
         rows = [n for n in names
                 if all(dict(parse_part_name(n)).get(k) == v for k, v in wanted.items())]
-        return plans.local_relation(self._jvm, "partition", rows)
+        return plans.local_relation(self._jvm, ["partition"], [[row] for row in rows])
 
 
 def _target(session: Any, catalogs: set[str], parts: list[str]) -> tuple[str, str, str] | None:
@@ -164,22 +175,18 @@ def _analyze_call(catalog: str, table: Table, command: Any, jvm: Jvm) -> str:
     clause = plans.partition_clause(jvm, command)
     spec = "NULL, NULL"
     if clause:
-        names = ", ".join(_sql_string(name) for name in clause)
-        values = ", ".join("NULL" if v is None else _sql_string(v) for v in clause.values())
+        names = ", ".join(sql_string(name) for name in clause)
+        values = ", ".join("NULL" if v is None else sql_string(v) for v in clause.values())
         spec = f"array({names}), array({values})"
-    return (f"CALL {quoted(catalog)}.system.analyze_table({_sql_string(table.database)}, "
-            f"{_sql_string(table.name)}, {spec}, {str(bool(command.noScan())).lower()}, NULL, "
+    return (f"CALL {quoted(catalog)}.system.analyze_table({sql_string(table.database)}, "
+            f"{sql_string(table.name)}, {spec}, {str(bool(command.noScan())).lower()}, NULL, "
             "false)")
 
 
 def _analyze_columns_call(catalog: str, table: Table, command: Any, jvm: Jvm) -> str:
     """The CALL that ANALYZE TABLE ... COMPUTE STATISTICS FOR [ALL] COLUMNS runs."""
     names = plans.analyzed_columns(jvm, command)
-    columns = "NULL" if names is None else f"array({', '.join(map(_sql_string, names))})"
-    return (f"CALL {quoted(catalog)}.system.analyze_table({_sql_string(table.database)}, "
-            f"{_sql_string(table.name)}, NULL, NULL, false, {columns}, "
+    columns = "NULL" if names is None else f"array({', '.join(map(sql_string, names))})"
+    return (f"CALL {quoted(catalog)}.system.analyze_table({sql_string(table.database)}, "
+            f"{sql_string(table.name)}, NULL, NULL, false, {columns}, "
             f"{str(names is None).lower()})")
-
-
-def _sql_string(text: str) -> str:
-    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"

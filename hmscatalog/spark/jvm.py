@@ -196,9 +196,13 @@ class Jvm:
     def identifier(self, namespace: Sequence[str], name: str) -> Any:
         return self.cls(f"{CATALOG_PKG}.Identifier").of(self.strings(namespace), name)
 
-    def struct_type(self, columns: Sequence[Column]) -> Any:
-        """A Spark ``StructType`` from metastore columns (Hive type strings)."""
-        ddl = ", ".join(f"{quoted(col.name)} {col.type}" for col in columns)
+    def struct_type(self, columns: Sequence[Column], comments: bool = False) -> Any:
+        """A Spark ``StructType`` from metastore columns (Hive type strings), with their
+        comments if ``comments`` (a table's schema, as DESCRIBE shows it)."""
+        ddl = ", ".join(f"{quoted(col.name)} {col.type}"
+                        + (f" COMMENT {sql_string(col.comment)}" if comments and col.comment
+                           else "")
+                        for col in columns)
         struct = self.cls("org.apache.spark.sql.types.StructType")
         # StructType is immutable: one object per schema and session.
         return self.once(f"struct<{ddl}>", lambda: struct.fromDDL(ddl) if ddl else struct())
@@ -288,6 +292,11 @@ class JavaStatics:
         if found is None:
             found = self._members[name] = getattr(self.java_class, name)
         return found
+
+
+def sql_string(text: str) -> str:
+    """``text`` as a Spark SQL string literal."""
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
 def quoted(*parts: str) -> str:

@@ -13,6 +13,7 @@ from hmscatalog.partitions.codec import make_part_name, parse_part_name
 from hmscatalog.projection.config import TEMPLATE
 from hmscatalog.sources.projection import projection_of
 from hmscatalog.sources.source import ReadTarget
+from hmscatalog.spark.describe import partition_metadata
 from hmscatalog.spark.internals.session import v2_columns
 from hmscatalog.spark.jvm import CATALOG_PKG, JavaProxy
 from hmscatalog.spark.rows import internal_row, partition_strings
@@ -61,7 +62,7 @@ class ReadOnlyTable(JavaProxy):
         if column_order is not None:
             by_name = {c.name: c for c in columns}
             columns = [by_name[name] for name in column_order]
-        self._schema = self._jvm.struct_type(columns)
+        self._schema = self._jvm.struct_type(columns, comments=True)
 
     def name(self) -> str:
         return self.target.qualified_name
@@ -274,7 +275,7 @@ class HmsTable(ReadOnlyTable):
         except NoSuchPartition:
             self._jvm.analysis_error("NoSuchPartitionException", self.name(), ident,
                                      self.partitionSchema())
-        return self._jvm.hash_map({**part.parameters, "location": part.location or ""})
+        return self._jvm.hash_map(partition_metadata(part))
 
     def replacePartitionMetadata(self, ident: Any, properties: Any) -> None:
         part = self._client().get_partition(self.table.database, self.table.name,

@@ -449,25 +449,41 @@ def test_hive_multi_insert_into_text_tables(spark: Any, db: str) -> None:
 
 
 def test_describe_partition(spark: Any, db: str) -> None:
-    """DESCRIBE TABLE ... PARTITION through hms names the same columns and partition values as
-    the built-in's DESCRIBE of the same partition, and the partition's own location and
-    parameters, one row each (Spark's layout for catalogs other than its own; the built-in
-    prints its storage rows and a "Partition Parameters" list instead)."""
-    spark.sql(f"CREATE TABLE spark_catalog.{db}.t (id INT, s STRING) PARTITIONED BY (p INT) "
-              "STORED AS TEXTFILE")
-    spark.sql(f"INSERT INTO spark_catalog.{db}.t PARTITION (p=1) VALUES (1, 'x')")
+    """DESCRIBE TABLE [EXTENDED] ... PARTITION through hms (on every supported Spark: 4.0 and 4.1
+    refuse the clause for other catalogs, hms answers it) shows the built-in's column rows, with
+    their comments, and partition values, then the partition's location and parameters, one row
+    each (Spark's layout for catalogs other than its own; the built-in prints its storage rows
+    and a "Partition Parameters" list instead). A missing partition and a partial spec are
+    refused as the built-in refuses them."""
+    spark.sql(f"CREATE TABLE spark_catalog.{db}.t (id INT COMMENT 'the id', s STRING) "
+              "PARTITIONED BY (p INT, d DATE) STORED AS TEXTFILE")
+    spark.sql(f"INSERT INTO spark_catalog.{db}.t PARTITION (p=1, d='2024-01-02') VALUES (1, 'x')")
+    clause = "PARTITION (p=1, d='2024-01-02')"
 
-    def described(catalog: str) -> dict[str, str]:
-        got = spark.sql(f"DESCRIBE TABLE EXTENDED {catalog}.{db}.t PARTITION (p=1)").collect()
-        return {r.col_name: r.data_type for r in got if r.col_name}
+    def described(catalog: str, extended: str = "EXTENDED ") -> list[tuple[str, str, str]]:
+        got = spark.sql(f"DESCRIBE TABLE {extended}{catalog}.{db}.t {clause}").collect()
+        return [tuple(r) for r in got]
 
+    plain = described("hms", "")
+    assert plain == described("spark_catalog", "")
+    assert plain[0] == ("id", "int", "the id")
     ours, theirs = described("hms"), described("spark_catalog")
-    for key in ("id", "s", "p", "Partition Values"):
-        assert ours[key] == theirs[key], key
-    assert ours["Partition Values"] == "[p=1]"
-    assert ours["location"].rstrip("/").endswith("/t/p=1")
+    assert ours[:len(plain)] == plain
+    assert ours[len(plain):len(plain) + 3] == [
+        ("", "", ""), ("# Detailed Partition Information", "", ""),
+        ("Partition Values", "[p=1, d=2024-01-02]", "")]
+    assert ("Partition Values", "[p=1, d=2024-01-02]", "") in theirs
+    details = {name: value for name, value, _ in ours[len(plain) + 3:]}
+    assert details["location"].rstrip("/").endswith("/t/p=1/d=2024-01-02")
+    parameters = next(value for name, value, _ in theirs if name == "Partition Parameters")
     for key in ("numFiles", "totalSize"):
-        assert f"{key}={ours[key]}" in theirs["Partition Parameters"], key
+        assert f"{key}={details[key]}" in parameters, key
+    for catalog in ("hms", "spark_catalog"):
+        missing = refusal(spark, f"DESCRIBE TABLE {catalog}.{db}.t PARTITION (p=2, d='2024-01-02')")
+        assert missing.startswith("[PARTITIONS_NOT_FOUND]"), missing
+    partial = refusal(spark, f"DESCRIBE TABLE hms.{db}.t PARTITION (p=1)")
+    assert partial.startswith("Partition spec is invalid."), partial
+    assert "hms" in partial and "p, d" in partial
 
 
 def test_rename_partition(spark: Any, db: str, client: MetastoreClient, tmp_path: Path) -> None:

@@ -1,7 +1,7 @@
 """The analyzer's view of statements, for the plugin's rule (:mod:`hmscatalog.spark.hooks`):
 parsed plan nodes (``InsertIntoStatement``, ``RepairTable``, ``RecoverPartitions``,
-``ShowPartitions``, whose fields are Catalyst's, not API), the session's parser and catalog
-manager, local relations, and ``AnalysisException`` with an error condition.
+``ShowPartitions``, ``DescribeRelation``, whose fields are Catalyst's, not API), the session's
+parser and catalog manager, local relations, and ``AnalysisException`` with an error condition.
 
 Plan nodes are told apart by class name, here and in the Java rule. Checked in Spark 4.0 to 4.3.
 """
@@ -74,6 +74,12 @@ def shown_partition(jvm: Jvm, show: Any) -> dict[str, str | None] | None:
             for key in given.keySet()}
 
 
+def described_partition(jvm: Jvm, describe: Any) -> dict[str, str]:
+    """The PARTITION clause of ``DESCRIBE TABLE``, empty when it has none."""
+    given = jvm.java_map(describe.partitionSpec())
+    return {str(key): str(given.get(key)) for key in given.keySet()}
+
+
 def parse(session: Any, sql: str) -> Any:
     """The session parser's unresolved plan of ``sql``."""
     return session.sessionState().sqlParser().parsePlan(sql)
@@ -93,13 +99,16 @@ def current_catalog(session: Any) -> tuple[str, list[str]] | None:
         return None
 
 
-def local_relation(jvm: Jvm, column: str, values: Sequence[str]) -> Any:
-    """A logical plan of one string column holding ``values`` (a ``LocalRelation``)."""
+def local_relation(jvm: Jvm, columns: Sequence[str],
+                   values: Sequence[Sequence[str | None]]) -> Any:
+    """A logical plan of string ``columns`` holding the rows ``values`` (a
+    ``LocalRelation``)."""
     rows = jvm.cls("java.util.ArrayList")()
     row = jvm.cls("org.apache.spark.sql.RowFactory")
     for value in values:
-        rows.add(row.create(jvm.array(jvm.cls("java.lang.Object"), [value])))
-    schema = jvm.cls("org.apache.spark.sql.types.StructType").fromDDL(f"`{column}` STRING")
+        rows.add(row.create(jvm.array(jvm.cls("java.lang.Object"), list(value))))
+    ddl = ", ".join(f"`{column}` STRING" for column in columns)
+    schema = jvm.cls("org.apache.spark.sql.types.StructType").fromDDL(ddl)
     return jvm.jsession.createDataFrame(rows, schema).logicalPlan()
 
 

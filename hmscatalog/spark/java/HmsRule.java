@@ -14,13 +14,13 @@ import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation;
  * Hands the Python side every INSERT of a plan (to check its PARTITION clause), writes by
  * position that come without one ({@code DataFrameWriter.insertInto}), and the
  * commands it runs itself (MSCK REPAIR TABLE, ALTER TABLE RECOVER PARTITIONS, SHOW PARTITIONS,
- * ANALYZE TABLE).
+ * ANALYZE TABLE, DESCRIBE TABLE ... PARTITION).
  * Nodes are told apart by class name only, so this compiles against every supported Spark.
  */
 final class HmsRule extends Rule<LogicalPlan> {
   private static final Set<String> COMMANDS =
       Set.of("RepairTable", "RecoverPartitions", "ShowPartitions", "AnalyzeTable",
-          "AnalyzeColumn", "AnalyzeTables");
+          "AnalyzeColumn", "AnalyzeTables", "DescribeRelation");
   private final SparkSession session;
 
   HmsRule(SparkSession session) {
