@@ -89,6 +89,8 @@ def table_to_thrift(table: Table) -> t.Table:
         partitionKeys=[column_to_thrift(c) for c in table.partition_keys],
         parameters=dict(table.parameters),
         tableType=table.table_type,
+        viewOriginalText=table.view_original_text,
+        viewExpandedText=table.view_expanded_text,
     )
 
 
@@ -104,6 +106,8 @@ def table_from_thrift(table: t.Table) -> Table:
         parameters=dict(table.parameters or {}),
         owner=table.owner,
         create_time=table.createTime or 0,
+        view_original_text=table.viewOriginalText,
+        view_expanded_text=table.viewExpandedText,
     )
 
 

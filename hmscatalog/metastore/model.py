@@ -131,6 +131,9 @@ class Table:
     parameters: Mapping[str, str] = field(default_factory=dict)
     owner: str | None = None
     create_time: int = 0
+    # A view's (VIRTUAL_VIEW) query, as written and as its creator expanded it.
+    view_original_text: str | None = None
+    view_expanded_text: str | None = None
 
     @property
     def qualified_name(self) -> str:

@@ -210,9 +210,8 @@ class HmsCatalog(JavaProxy):
             self._jvm.analysis_error("NoSuchTableException", ident)
         if table.table_type == VIRTUAL_VIEW:
             self._jvm.unsupported(
-                f"hms cannot read view {database}.{name}: views stored in the metastore (made "
-                "by Hive or by Spark's built-in catalog) are not readable through hms yet; "
-                f"query it as spark_catalog.{database}.{name}")
+                f"{database}.{name} in catalog {self._name} is a view: hms reads views in "
+                "queries, and this statement needs a table")
         if recovery.needs_recovery(table):  # writes whose process died
             done = recovery.recover(self.client, table)
             if done.finished or done.undone:  # the table's location may have moved

@@ -11,6 +11,8 @@ runs in every session before relations are resolved:
   tables outside its own catalog, become ``CALL <catalog>.system.sync_partition_metadata``.
 * **DESCRIBE TABLE ... PARTITION**, which Spark 4.0 and 4.1 refuse for tables outside their
   own catalog, is answered from the metastore (:mod:`hmscatalog.spark.describe`).
+* **Views** stored in the metastore, wherever a query names one, become the view's plan
+  (:mod:`hmscatalog.spark.views`).
 * **SHOW PARTITIONS** is answered with the metastore's partition names, as the built-in catalog
   answers it (``k=__HIVE_DEFAULT_PARTITION__`` for NULL, whatever the column's type).
 """
@@ -20,12 +22,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from hmscatalog.errors import HmsCatalogError, InvalidPartitionValue, NoSuchObject
-from hmscatalog.metastore.model import Table
+from hmscatalog.metastore.model import VIRTUAL_VIEW, Table
 from hmscatalog.partitions.codec import DEFAULT_PARTITION_NAME, parse_part_name
 from hmscatalog.partitions.types import format_value, parse_value
 from hmscatalog.spark.describe import describe_partition
 from hmscatalog.spark.internals import plans
 from hmscatalog.spark.jvm import JavaProxy, Jvm, quoted, sql_string
+from hmscatalog.spark.views import view_plan
 from hmscatalog.write.rules import DynamicPartitionSettings, check_partition_clause
 
 if TYPE_CHECKING:
@@ -73,6 +76,18 @@ class SessionHooks(JavaProxy):
                                    settings)
         except HmsCatalogError as exc:  # Hive's own words, as the first line
             self._jvm.throw(self._jvm.bare_error(str(exc), None))
+
+    def expandView(self, session: Any, catalog: str, database: str, name: str) -> Any:
+        attached = self._attached.get(catalog)
+        if attached is None:
+            return None
+        try:
+            table = attached.client.get_table(database, name)
+        except NoSuchObject:
+            return None  # Spark reports the missing table as for any catalog
+        if table.table_type != VIRTUAL_VIEW:
+            return None
+        return view_plan(self._jvm, session, catalog, table)
 
     def rewrite(self, session: Any, command: Any) -> Any:
         kind = plans.kind(command)

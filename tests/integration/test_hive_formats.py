@@ -419,14 +419,14 @@ def test_truncate_table_and_partitions(spark: Any, db: str, client: MetastoreCli
     assert [tuple(r) for r in rows(spark, f"SELECT * FROM hms.{db}.ext")] == [(1,)]
 
 
-def test_views_in_the_metastore_are_refused_by_name(spark: Any, db: str) -> None:
-    """A view (VIRTUAL_VIEW) is not read as a table of no files: it is refused, naming it."""
+def test_views_in_the_metastore_are_not_tables(spark: Any, db: str) -> None:
+    """A view (VIRTUAL_VIEW) is not taken for a table of no files by statements that need a
+    table: they are refused, naming it (queries read it: test_views.py)."""
     spark.sql(f"CREATE TABLE spark_catalog.{db}.base (id INT) STORED AS TEXTFILE")
     spark.sql(f"CREATE VIEW spark_catalog.{db}.v AS SELECT id FROM spark_catalog.{db}.base")
-    assert refusal(spark, f"SELECT * FROM hms.{db}.v").endswith(
-        f"hms cannot read view {db}.v: views stored in the metastore (made by Hive or by "
-        "Spark's built-in catalog) are not readable through hms yet; query it as "
-        f"spark_catalog.{db}.v")
+    assert refusal(spark, f"SHOW TBLPROPERTIES hms.{db}.v").endswith(
+        f"{db}.v in catalog hms is a view: hms reads views in queries, and this statement "
+        "needs a table")
 
 
 def test_hive_multi_insert_into_text_tables(spark: Any, db: str) -> None:

@@ -14,7 +14,8 @@ import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation;
  * Hands the Python side every INSERT of a plan (to check its PARTITION clause), writes by
  * position that come without one ({@code DataFrameWriter.insertInto}), and the
  * commands it runs itself (MSCK REPAIR TABLE, ALTER TABLE RECOVER PARTITIONS, SHOW PARTITIONS,
- * ANALYZE TABLE, DESCRIBE TABLE ... PARTITION).
+ * ANALYZE TABLE, DESCRIBE TABLE ... PARTITION), and expands views stored in an hms catalog's
+ * metastore ({@link ViewExpansion}).
  * Nodes are told apart by class name only, so this compiles against every supported Spark.
  */
 final class HmsRule extends Rule<LogicalPlan> {
@@ -22,9 +23,11 @@ final class HmsRule extends Rule<LogicalPlan> {
       Set.of("RepairTable", "RecoverPartitions", "ShowPartitions", "AnalyzeTable",
           "AnalyzeColumn", "AnalyzeTables", "DescribeRelation");
   private final SparkSession session;
+  private final ViewExpansion views;
 
   HmsRule(SparkSession session) {
     this.session = session;
+    this.views = new ViewExpansion(session);
   }
 
   @Override
@@ -72,6 +75,6 @@ final class HmsRule extends Rule<LogicalPlan> {
         pending.push(children.next());
       }
     }
-    return plan;
+    return views.apply(plan, hooks);
   }
 }

@@ -16,6 +16,13 @@ public interface SessionHooks {
   void checkPositionalWrite(SparkSession session, String catalog, Identifier table)
       throws Exception;
 
+  /**
+   * The plan of view {@code catalog.database.name} of an hms catalog (as Spark's own catalog
+   * plans a view), or null when that is not a view stored in the metastore.
+   */
+  LogicalPlan expandView(SparkSession session, String catalog, String database, String name)
+      throws Exception;
+
   /** A plan to run instead of {@code command} (MSCK, SHOW PARTITIONS), or null to keep it. */
   LogicalPlan rewrite(SparkSession session, LogicalPlan command) throws Exception;
 }
