@@ -125,6 +125,15 @@ struct Table {
   17: optional string catName
 }
 
+# A table's or view's name and type, as get_table_meta lists them (catName from Hive 3.0 on).
+struct TableMeta {
+  1: required string dbName,
+  2: required string tableName,
+  3: required string tableType,
+  4: optional string comments,
+  5: optional string catName
+}
+
 # One partition; values are given in partition-key order, as strings.
 struct Partition {
   1: list<string> values,
@@ -351,6 +360,8 @@ service ThriftHiveMetastore extends fb303.FacebookService
       throws(1:NoSuchObjectException o1, 2:MetaException o3)
   list<string> get_tables(1:string db_name, 2:string pattern) throws(1:MetaException o1)
   list<string> get_all_tables(1:string db_name) throws(1:MetaException o1)
+  list<TableMeta> get_table_meta(1:string db_patterns, 2:string tbl_patterns,
+      3:list<string> tbl_types) throws(1:MetaException o1)
   # get_table and get_table_objects_by_name are left out: Hive 4.0.1 removed them, and
   # get_table_req serves every release from 2.3 on.
   GetTableResult get_table_req(1:GetTableRequest req)

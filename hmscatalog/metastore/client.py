@@ -22,6 +22,7 @@ from hmscatalog.metastore.connection import parse_uris
 from hmscatalog.metastore.model import (
     EXTERNAL_TABLE,
     MANAGED_TABLE,
+    VIRTUAL_VIEW,
     Column,
     Database,
     Storage,
@@ -193,6 +194,15 @@ class MetastoreClient(PartitionCalls):
             # The metastore answers an unknown database with an empty list.
             self.get_database(database)
         return list(names)
+
+    def list_views(self, database: str) -> list[str]:
+        """The names of the views (``VIRTUAL_VIEW``) in ``database``."""
+        missing = lambda _: NoSuchNamespace(f"database {database!r} does not exist")  # noqa: E731
+        with self._errors(missing=missing, database=database):
+            found = self._call("get_table_meta", self._db(database), "*", [VIRTUAL_VIEW])
+        if not found:
+            self.get_database(database)
+        return sorted(meta.tableName for meta in found or [])
 
     def alter_table(self, table: Table, cascade: bool = False) -> None:
         """Replace a table's definition (columns, storage, parameters; a new name renames it)."""

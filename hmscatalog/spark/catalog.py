@@ -23,6 +23,7 @@ from hmscatalog.spark.jvm import CATALOG_PKG, JavaProxy, Jvm, quoted
 from hmscatalog.spark.scan import CatalogContext
 from hmscatalog.spark.table import HmsTable
 from hmscatalog.spark.table_definition import TableDefinitions
+from hmscatalog.spark.view_statements import view_dropped_as_table
 from hmscatalog.write import recovery
 from hmscatalog.write.journal import table_home
 
@@ -329,6 +330,8 @@ class HmsCatalog(JavaProxy):
         self._context.listings.invalidate(f"{database}.{name}")
         try:
             table = self.client.get_table(database, name)
+            if table.table_type == VIRTUAL_VIEW:
+                view_dropped_as_table(self._jvm, self._name, table)
             self.client.drop_table(database, name, delete_data=True)
         except (NoSuchTable, NoSuchNamespace):
             return False

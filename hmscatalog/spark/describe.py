@@ -17,6 +17,7 @@ from hmscatalog.spark.jvm import Jvm, quoted
 from hmscatalog.spark.rows import internal_row
 
 Row = tuple[str, str, str | None]
+DESCRIBE_COLUMNS = "col_name STRING, data_type STRING, comment STRING"
 
 
 def partition_metadata(part: Partition) -> dict[str, str]:

@@ -12,7 +12,8 @@ runs in every session before relations are resolved:
 * **DESCRIBE TABLE ... PARTITION**, which Spark 4.0 and 4.1 refuse for tables outside their
   own catalog, is answered from the metastore (:mod:`hmscatalog.spark.describe`).
 * **Views** stored in the metastore, wherever a query names one, become the view's plan
-  (:mod:`hmscatalog.spark.views`).
+  (:mod:`hmscatalog.spark.views`); CREATE VIEW, ALTER VIEW ... AS, DROP VIEW, SHOW VIEWS and
+  DESCRIBE of views are answered from the metastore (:mod:`hmscatalog.spark.view_statements`).
 * **SHOW PARTITIONS** is answered with the metastore's partition names, as the built-in catalog
   answers it (``k=__HIVE_DEFAULT_PARTITION__`` for NULL, whatever the column's type).
 """
@@ -25,9 +26,17 @@ from hmscatalog.errors import HmsCatalogError, InvalidPartitionValue, NoSuchObje
 from hmscatalog.metastore.model import VIRTUAL_VIEW, Table
 from hmscatalog.partitions.codec import DEFAULT_PARTITION_NAME, parse_part_name
 from hmscatalog.partitions.types import format_value, parse_value
-from hmscatalog.spark.describe import describe_partition
+from hmscatalog.spark.describe import DESCRIBE_COLUMNS, describe_partition
 from hmscatalog.spark.internals import plans
 from hmscatalog.spark.jvm import JavaProxy, Jvm, quoted, sql_string
+from hmscatalog.spark.view_statements import (
+    SHOW_VIEWS_COLUMNS,
+    create_view,
+    describe_view,
+    drop_view,
+    refuse_drop_table_of_view,
+    show_views,
+)
 from hmscatalog.spark.views import view_plan
 from hmscatalog.write.rules import DynamicPartitionSettings, check_partition_clause
 
@@ -93,10 +102,25 @@ class SessionHooks(JavaProxy):
         kind = plans.kind(command)
         if kind == "AnalyzeTables":
             return self._analyze_tables(session, command)
+        if kind == "ShowViews":
+            return self._show_views(session, command)
+        if kind in ("DropView", "DropTable") and self._temporary(session, command):
+            return None  # Spark drops temporary views first
+        if kind in ("CreateView", "AlterViewAs", "DropView"):
+            return self._view_statement(session, kind, command)
         found = self._table(session, command)
         if found is None:
             return None  # other catalogs, missing tables: Spark answers as for its own
         catalog, table = found
+        if kind == "DropTable":
+            if table.table_type == VIRTUAL_VIEW:
+                refuse_drop_table_of_view(self._jvm, catalog, table)
+            return None
+        if kind == "DescribeRelation" and table.table_type == VIRTUAL_VIEW:
+            if plans.described_partition(self._jvm, command):
+                return None  # Spark refuses a PARTITION clause on a view
+            return plans.local_relation(self._jvm, DESCRIBE_COLUMNS, describe_view(
+                self._jvm, catalog, table, bool(command.isExtended())))
         if kind == "DescribeRelation":
             given = plans.described_partition(self._jvm, command)
             if not given:
@@ -104,7 +128,7 @@ class SessionHooks(JavaProxy):
             rows = describe_partition(self._jvm, self._attached[catalog].client, catalog, table,
                                       given, bool(command.isExtended()),
                                       str(plans.conf_value(session, "spark.sql.session.timeZone")))
-            return plans.local_relation(self._jvm, ["col_name", "data_type", "comment"], rows)
+            return plans.local_relation(self._jvm, DESCRIBE_COLUMNS, rows)
         if kind == "ShowPartitions":
             return self._show_partitions(session, catalog, table, command)
         if kind == "AnalyzeTable":
@@ -134,6 +158,38 @@ class SessionHooks(JavaProxy):
         return plans.parse(session, (
             f"CALL {quoted(catalog)}.system.analyze_table({sql_string(database)}, NULL, NULL, "
             f"NULL, {str(bool(command.noScan())).lower()}, NULL, false)"))
+
+    def _view_statement(self, session: Any, kind: str, command: Any) -> Any:
+        """CREATE VIEW, ALTER VIEW ... AS, DROP VIEW naming an hms catalog's view, done now (the
+        statement's plan becomes an empty relation)."""
+        parts = plans.named_table(self._jvm, command)
+        target = None if parts is None else _target(session, set(self._attached), parts)
+        if target is None:
+            return None
+        catalog, database, name = target
+        client = self._attached[catalog].client
+        if kind == "DropView":
+            drop_view(self._jvm, client, catalog, database, name, bool(command.ifExists()))
+        else:
+            create_view(self._jvm, session, client, catalog, database, name, command)
+        return plans.local_relation(self._jvm, "", [])
+
+    def _temporary(self, session: Any, command: Any) -> bool:
+        parts = plans.named_table(self._jvm, command)
+        return parts is not None and len(parts) <= 2 and plans.is_temporary_view(
+            self._jvm, session, parts)
+
+    def _show_views(self, session: Any, command: Any) -> Any:
+        parts = plans.named_namespace(self._jvm, command.namespace())
+        found = None if parts is None else _target(session, set(self._attached),
+                                                    [*parts, "-"])
+        if found is None:
+            return None
+        catalog, database, _ = found
+        pattern = command.pattern()
+        rows = show_views(self._jvm, session, self._attached[catalog].client, database,
+                          str(pattern.get()) if pattern.isDefined() else None)
+        return plans.local_relation(self._jvm, SHOW_VIEWS_COLUMNS, rows)
 
     def _table(self, session: Any, node: Any) -> tuple[str, Table] | None:
         """The attached catalog and metastore table a statement names, if it names one."""
@@ -167,7 +223,7 @@ class SessionHooks(JavaProxy):
         names = self._attached[catalog].client.list_partition_names(table.database, table.name)
         rows = [n for n in names
                 if all(dict(parse_part_name(n)).get(k) == v for k, v in wanted.items())]
-        return plans.local_relation(self._jvm, ["partition"], [[row] for row in rows])
+        return plans.local_relation(self._jvm, "partition STRING", [[row] for row in rows])
 
 
 def _target(session: Any, catalogs: set[str], parts: list[str]) -> tuple[str, str, str] | None:

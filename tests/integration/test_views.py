@@ -88,3 +88,102 @@ def test_views_in_subqueries_and_with_names(spark: Any, db: str, base: str) -> N
         assert rows(spark, "SELECT * FROM ids") == [(7,)]
     finally:
         spark.sql("DROP VIEW ids")
+
+
+def refusal(spark: Any, statement: str) -> str:
+    """The first line of the error ``statement`` fails with."""
+    with pytest.raises(Exception) as raised:
+        spark.sql(statement).collect()
+    return str(raised.value).strip().splitlines()[0]
+
+
+def test_create_view_through_hms_as_the_builtin_stores_it(spark: Any, db: str, base: str,
+                                                          client: MetastoreClient) -> None:
+    """CREATE VIEW through hms stores what the built-in's CREATE VIEW stores (texts, columns,
+    Spark's view properties), so each catalog reads the other's view; IF NOT EXISTS, OR
+    REPLACE and ALTER VIEW ... AS as the built-in."""
+    spark.sql(f"USE spark_catalog.{db}")
+    query = "SELECT id AS i, s FROM base WHERE p = 1"
+    spark.sql(f"CREATE VIEW hms.{db}.ours (a COMMENT 'the id', b) COMMENT 'mine' "
+              f"TBLPROPERTIES ('k' = 'v') AS {query}")
+    spark.sql(f"CREATE VIEW spark_catalog.{db}.theirs (a COMMENT 'the id', b) COMMENT 'mine' "
+              f"TBLPROPERTIES ('k' = 'v') AS {query}")
+    spark.sql("USE spark_catalog.default")
+    ours, theirs = client.get_table(db, "ours"), client.get_table(db, "theirs")
+    assert ours.table_type == theirs.table_type == VIRTUAL_VIEW
+    assert ours.columns == theirs.columns
+    assert (ours.view_original_text, ours.view_expanded_text) == (
+        theirs.view_original_text, theirs.view_expanded_text)
+    assert ours.storage == theirs.storage
+    # Every property the built-in stored, the same but for the time of the change.
+    assert {k: v for k, v in ours.parameters.items() if k != "transient_lastDdlTime"} == {
+        k: v for k, v in theirs.parameters.items() if k != "transient_lastDdlTime"}
+    for name in ("ours", "theirs"):
+        expected = [(1, "a"), (2, "b")]
+        assert rows(spark, f"SELECT * FROM hms.{db}.{name}") == expected, name
+        assert rows(spark, f"SELECT * FROM spark_catalog.{db}.{name}") == expected, name
+    # Existing views
+    assert refusal(spark, f"CREATE VIEW hms.{db}.ours AS SELECT 1 AS x").startswith(
+        "[TABLE_OR_VIEW_ALREADY_EXISTS]")
+    spark.sql(f"CREATE VIEW IF NOT EXISTS hms.{db}.ours AS SELECT 1 AS x")
+    assert rows(spark, f"SELECT * FROM hms.{db}.ours") == [(1, "a"), (2, "b")]
+    spark.sql(f"CREATE OR REPLACE VIEW hms.{db}.ours AS SELECT 1 AS x")
+    assert rows(spark, f"SELECT * FROM hms.{db}.ours") == [(1,)]
+    assert "k" not in client.get_table(db, "ours").parameters
+    spark.sql(f"ALTER VIEW hms.{db}.theirs AS SELECT count(*) AS n FROM spark_catalog.{db}.base")
+    assert rows(spark, f"SELECT * FROM hms.{db}.theirs") == [(3,)]
+    assert client.get_table(db, "theirs").parameters["k"] == "v"
+    assert refusal(spark, f"ALTER VIEW hms.{db}.missing AS SELECT 1").startswith(
+        "[TABLE_OR_VIEW_NOT_FOUND]")
+
+
+def test_view_statements_refuse_as_the_builtin(spark: Any, db: str, base: str) -> None:
+    """Column lists of the wrong length, temporary views in a permanent view, and DROP of the
+    wrong kind are refused with the built-in's conditions; nothing is stored."""
+    for catalog in ("hms", "spark_catalog"):
+        assert refusal(spark, f"CREATE VIEW {catalog}.{db}.v (a, b, c) AS "
+                       f"SELECT id FROM hms.{db}.base").startswith(
+            "[CREATE_VIEW_COLUMN_ARITY_MISMATCH.NOT_ENOUGH_DATA_COLUMNS]"), catalog
+    spark.sql("CREATE TEMPORARY VIEW tmp AS SELECT 1 AS x")
+    try:
+        for catalog in ("hms", "spark_catalog"):
+            assert refusal(spark, f"CREATE VIEW {catalog}.{db}.v AS SELECT * FROM tmp"
+                           ).startswith("[INVALID_TEMP_OBJ_REFERENCE]"), catalog
+    finally:
+        spark.sql("DROP VIEW tmp")
+    assert rows(spark, f"SHOW VIEWS IN hms.{db}") == []
+    spark.sql(f"CREATE VIEW hms.{db}.v AS SELECT 1 AS x")
+    assert refusal(spark, f"DROP VIEW hms.{db}.base").startswith(
+        "[WRONG_COMMAND_FOR_OBJECT_TYPE]")
+    assert refusal(spark, f"DROP TABLE hms.{db}.v").startswith(
+        "[WRONG_COMMAND_FOR_OBJECT_TYPE]")
+    assert refusal(spark, f"DROP VIEW hms.{db}.missing").startswith("[TABLE_OR_VIEW_NOT_FOUND]")
+    spark.sql(f"DROP VIEW IF EXISTS hms.{db}.missing")
+    spark.sql(f"DROP VIEW hms.{db}.v")
+    assert rows(spark, f"SHOW VIEWS IN hms.{db}") == []
+    assert rows(spark, f"SELECT count(*) FROM hms.{db}.base") == [(3,)]
+
+
+def test_show_views_and_describe_of_views(spark: Any, db: str, base: str) -> None:
+    """SHOW VIEWS [LIKE] and DESCRIBE [EXTENDED] of a view through hms show what the built-in
+    shows (its storage rows aside)."""
+    spark.sql(f"USE spark_catalog.{db}")
+    spark.sql("CREATE VIEW va (x COMMENT 'an id') AS SELECT id FROM base")
+    spark.sql("CREATE VIEW vb AS SELECT s FROM base")
+    spark.sql("USE spark_catalog.default")
+    spark.sql("CREATE TEMPORARY VIEW vtmp AS SELECT 1 AS x")
+    try:
+        for like in ("", " LIKE 'va|vt*'"):
+            assert (rows(spark, f"SHOW VIEWS IN hms.{db}{like}")
+                    == rows(spark, f"SHOW VIEWS IN spark_catalog.{db}{like}")), like
+        assert len(rows(spark, f"SHOW VIEWS IN hms.{db}")) == 3
+    finally:
+        spark.sql("DROP VIEW vtmp")
+    assert (rows(spark, f"DESCRIBE hms.{db}.va") == rows(spark, f"DESCRIBE spark_catalog.{db}.va")
+            == [("x", "int", "an id")])
+    ours = {r[0]: r[1] for r in spark.sql(f"DESCRIBE EXTENDED hms.{db}.va").collect()}
+    theirs = {r[0]: r[1] for r in spark.sql(f"DESCRIBE EXTENDED spark_catalog.{db}.va").collect()}
+    for key in ("Database", "Table", "Type", "View Text", "View Original Text",
+                "View Catalog and Namespace", "View Query Output Columns"):
+        assert ours[key] == theirs[key], key
+    assert ours["Catalog"] == "hms"

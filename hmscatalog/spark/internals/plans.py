@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from py4j.protocol import Py4JJavaError
+from py4j.protocol import Py4JError, Py4JJavaError
 
 if TYPE_CHECKING:
     from hmscatalog.spark.jvm import Jvm
@@ -28,7 +28,10 @@ def named_table(jvm: Jvm, node: Any) -> list[str] | None:
     """The multi-part name of the table an INSERT (``table``) or a command (``child``) names,
     while it is unresolved; ``None`` when it is not a name (``IDENTIFIER(...)``)."""
     target = node.table() if kind(node) == "InsertIntoStatement" else node.child()
-    if kind(target) not in ("UnresolvedRelation", "UnresolvedTable", "UnresolvedTableOrView"):
+    if kind(target) == "UnresolvedIdentifier":  # CREATE VIEW, DROP VIEW
+        return [str(part) for part in jvm.java_list(target.nameParts())]
+    if kind(target) not in ("UnresolvedRelation", "UnresolvedTable", "UnresolvedTableOrView",
+                            "UnresolvedView"):
         return None
     return [str(part) for part in jvm.java_list(target.multipartIdentifier())]
 
@@ -75,8 +78,13 @@ def shown_partition(jvm: Jvm, show: Any) -> dict[str, str | None] | None:
 
 
 def described_partition(jvm: Jvm, describe: Any) -> dict[str, str]:
-    """The PARTITION clause of ``DESCRIBE TABLE``, empty when it has none."""
-    given = jvm.java_map(describe.partitionSpec())
+    """The PARTITION clause of ``DESCRIBE TABLE``, empty when it has none (or when the node
+    does not hold it: from Spark 4.2 on, Spark describes a partition of any catalog itself)."""
+    try:
+        spec = describe.partitionSpec()
+    except Py4JError:
+        return {}
+    given = jvm.java_map(spec)
     return {str(key): str(given.get(key)) for key in given.keySet()}
 
 
@@ -99,17 +107,53 @@ def current_catalog(session: Any) -> tuple[str, list[str]] | None:
         return None
 
 
-def local_relation(jvm: Jvm, columns: Sequence[str],
-                   values: Sequence[Sequence[str | None]]) -> Any:
-    """A logical plan of string ``columns`` holding the rows ``values`` (a
-    ``LocalRelation``)."""
+def is_temporary_view(jvm: Jvm, session: Any, parts: Sequence[str]) -> bool:
+    """Whether ``parts`` names a temporary view of the session (or a global one)."""
+    return bool(session.sessionState().catalog().isTempView(jvm.seq(list(parts))))
+
+
+def analyzed(session: Any, sql: str) -> Any:
+    """The analyzed plan of the query ``sql`` (analysis errors are Spark's own)."""
+    return session.sql(sql).queryExecution().analyzed()
+
+
+def set_settings(jvm: Jvm, session: Any, always: Sequence[str]) -> dict[str, str]:
+    """The session's SQL settings that can change per session and were set, with ``always``
+    whether set or not (their current values)."""
+    conf = session.sessionState().conf()
+    settings = jvm.to_dict(jvm.java_map(conf.getAllConfs()))
+    settings.update({key: str(conf.getConfString(key)) for key in always})
+    return {k: v for k, v in settings.items() if conf.isModifiable(k)}
+
+
+def temporary_views(jvm: Jvm, session: Any, pattern: str) -> list[str]:
+    """The names of the session's (local) temporary views matching a SHOW-style pattern."""
+    found = session.sessionState().catalog().listLocalTempViews(pattern)
+    return [str(ident.table()) for ident in jvm.java_list(found)]
+
+
+def filter_pattern(jvm: Jvm, names: Sequence[str], pattern: str) -> list[str]:
+    """``names`` that match a SHOW-style pattern (``*`` any text, ``|`` alternatives), as Spark
+    matches them."""
+    utils = jvm.cls("org.apache.spark.sql.catalyst.util.StringUtils")
+    return [str(n) for n in jvm.java_list(utils.filterPattern(jvm.seq(list(names)), pattern))]
+
+
+def current_user(jvm: Jvm) -> str:
+    """The user Spark names as a new object's owner."""
+    return str(jvm.cls("org.apache.spark.util.Utils").getCurrentUserName())
+
+
+def local_relation(jvm: Jvm, schema: str, values: Sequence[Sequence[Any]]) -> Any:
+    """A logical plan (a ``LocalRelation``) of the rows ``values``, whose columns the DDL
+    ``schema`` gives (``""``: none)."""
     rows = jvm.cls("java.util.ArrayList")()
     row = jvm.cls("org.apache.spark.sql.RowFactory")
     for value in values:
         rows.add(row.create(jvm.array(jvm.cls("java.lang.Object"), list(value))))
-    ddl = ", ".join(f"`{column}` STRING" for column in columns)
-    schema = jvm.cls("org.apache.spark.sql.types.StructType").fromDDL(ddl)
-    return jvm.jsession.createDataFrame(rows, schema).logicalPlan()
+    struct = jvm.cls("org.apache.spark.sql.types.StructType")
+    return jvm.jsession.createDataFrame(rows, struct.fromDDL(schema) if schema else struct()
+                                        ).logicalPlan()
 
 
 def analysis_error(jvm: Jvm, condition: str, parameters: Mapping[str, str]) -> Any:

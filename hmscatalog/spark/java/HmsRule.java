@@ -21,7 +21,8 @@ import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation;
 final class HmsRule extends Rule<LogicalPlan> {
   private static final Set<String> COMMANDS =
       Set.of("RepairTable", "RecoverPartitions", "ShowPartitions", "AnalyzeTable",
-          "AnalyzeColumn", "AnalyzeTables", "DescribeRelation");
+          "AnalyzeColumn", "AnalyzeTables", "DescribeRelation", "CreateView", "AlterViewAs",
+          "DropView", "ShowViews", "DropTable");
   private final SparkSession session;
   private final ViewExpansion views;
 

@@ -1,6 +1,7 @@
 package io.hmscatalog.spark;
 
 import java.lang.reflect.Method;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -13,6 +14,7 @@ import org.apache.spark.sql.catalyst.catalog.CatalogTableType$;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.catalyst.plans.logical.SubqueryAlias;
 import org.apache.spark.sql.catalyst.plans.logical.SubqueryAlias$;
+import org.apache.spark.sql.catalyst.plans.logical.View;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
@@ -39,6 +41,25 @@ public final class ViewPlans {
   private static final int COMMENT = 14;
 
   private ViewPlans() {}
+
+  /** The temporary views an analyzed plan reads (a permanent view may not name them). */
+  public static String[] temporaryViews(LogicalPlan analyzed) {
+    List<String> names = new ArrayList<>();
+    collectTemporaryViews(analyzed, names);
+    return names.toArray(new String[0]);
+  }
+
+  private static void collectTemporaryViews(LogicalPlan node, List<String> names) {
+    if (node instanceof View && ((View) node).isTempView()) {
+      names.add(((View) node).desc().identifier().quotedString());
+    }
+    for (LogicalPlan child : CollectionConverters.asJava(node.children())) {
+      collectTemporaryViews(child, names);
+    }
+    for (LogicalPlan subquery : CollectionConverters.asJava(node.subqueries())) {
+      collectTemporaryViews(subquery, names);
+    }
+  }
 
   public static LogicalPlan plan(SparkSession session, String catalog, String database,
       String name, StructType schema, String text, Map<String, String> properties, String owner,
