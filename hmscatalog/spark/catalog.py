@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from dataclasses import replace
 from typing import Any
 
@@ -27,6 +29,10 @@ from hmscatalog.spark.view_statements import view_dropped_as_table
 from hmscatalog.write import recovery
 from hmscatalog.write.journal import table_home
 
+# How long a table the analyzer rule fetched may stand in for loadTable's own fetch: the rule
+# runs moments before Spark loads the tables a statement names.
+FETCHED_FOR = 1.0
+
 
 class HmsCatalog(JavaProxy):
     """A Spark catalog whose namespaces are metastore databases and tables metastore tables."""
@@ -43,6 +49,10 @@ class HmsCatalog(JavaProxy):
         self._context = CatalogContext(jvm, client, storage_options)
         self._definitions = TableDefinitions(jvm, client)
         self.storage_options = dict(storage_options or {})
+        # Tables the analyzer rule fetched from the metastore (to see whether a name is a
+        # view) just before Spark loads them: loadTable takes each once, if it is that fresh.
+        self._fetched: dict[tuple[str, str], tuple[float, Table]] = {}
+        self._fetched_lock = threading.Lock()
 
     # -- CatalogPlugin ---------------------------------------------------------------------
 
@@ -78,6 +88,20 @@ class HmsCatalog(JavaProxy):
     @property
     def jvm(self) -> Jvm:
         return self._jvm
+
+    def fetched(self, table: Table) -> None:
+        """``table`` was just fetched for a statement that is about to load it."""
+        with self._fetched_lock:
+            if len(self._fetched) > 256:
+                self._fetched.clear()
+            self._fetched[(table.database, table.name)] = (time.monotonic(), table)
+
+    def _fresh(self, database: str, name: str) -> Table | None:
+        with self._fetched_lock:
+            found = self._fetched.pop((database, name), None)
+        if found is None or time.monotonic() - found[0] > FETCHED_FOR:
+            return None
+        return found[1]
 
     def refresh(self, database: str, name: str) -> None:
         """What ``REFRESH TABLE`` does, after partitions changed behind Spark's back."""
@@ -206,7 +230,7 @@ class HmsCatalog(JavaProxy):
                                   "UNSUPPORTED_FEATURE.TIME_TRAVEL",
                                   relationId=quoted(self._name, database, name))
         try:
-            table = self.client.get_table(database, name)
+            table = self._fresh(database, name) or self.client.get_table(database, name)
         except (NoSuchTable, NoSuchNamespace):
             self._jvm.analysis_error("NoSuchTableException", ident)
         if table.table_type == VIRTUAL_VIEW:
@@ -230,6 +254,7 @@ class HmsCatalog(JavaProxy):
         """``REFRESH TABLE``: forget the file listings kept for the table."""
         database, name = self._names(ident)
         self._context.listings.invalidate(f"{database}.{name}")
+        self._fresh(database, name)
 
     def createTable(self, ident: Any, *rest: Any) -> Any:
         if len(rest) == 1:  # TableInfo
@@ -279,6 +304,7 @@ class HmsCatalog(JavaProxy):
 
     def alterTable(self, ident: Any, changes: Any) -> Any:
         database, name = self._names(ident)
+        self._fresh(database, name)
         try:
             table = self.client.get_table(database, name)
         except (NoSuchTable, NoSuchNamespace):
@@ -327,6 +353,7 @@ class HmsCatalog(JavaProxy):
 
     def dropTable(self, ident: Any) -> bool:
         database, name = self._names(ident)
+        self._fresh(database, name)
         self._context.listings.invalidate(f"{database}.{name}")
         try:
             table = self.client.get_table(database, name)
@@ -351,6 +378,7 @@ class HmsCatalog(JavaProxy):
         database, name = self._names(old)
         new_database, new_name = self._names(new)
         self._context.listings.invalidate(f"{database}.{name}")
+        self._fresh(database, name)
         try:
             self.client.rename_table(database, name, new_database, new_name)
         except (NoSuchTable, NoSuchNamespace):

@@ -95,6 +95,7 @@ class SessionHooks(JavaProxy):
         except NoSuchObject:
             return None  # Spark reports the missing table as for any catalog
         if table.table_type != VIRTUAL_VIEW:
+            attached.catalog_for(session).fetched(table)  # Spark loads it next
             return None
         return view_plan(self._jvm, session, catalog, table)
 
@@ -198,10 +199,13 @@ class SessionHooks(JavaProxy):
         if target is None:
             return None
         catalog, database, name = target
+        attached = self._attached[catalog]
         try:
-            return catalog, self._attached[catalog].client.get_table(database, name)
+            table = attached.client.get_table(database, name)
         except NoSuchObject:
             return None
+        attached.catalog_for(session).fetched(table)  # Spark loads it next
+        return catalog, table
 
     def _show_partitions(self, session: Any, catalog: str, table: Table, command: Any) -> Any:
         """SHOW PARTITIONS as a local relation of the metastore's names; ``None`` leaves the

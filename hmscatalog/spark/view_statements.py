@@ -22,8 +22,10 @@ from hmscatalog.metastore.model import VIRTUAL_VIEW, Column, Storage, Table
 from hmscatalog.spark.describe import Row
 from hmscatalog.spark.internals import plans
 from hmscatalog.spark.jvm import Jvm, quoted
+from hmscatalog.spark.plugin import REGISTRY_CLASS
 
 VIEW_PLANS = "io.hmscatalog.spark.ViewPlans"
+
 # SQL settings a view does not keep: they change how, not what, a query computes (Spark's list),
 # and those it always keeps, whose defaults depend on the machine or the release.
 _NOT_CAPTURED = ("spark.sql.view.maxNestedViewDepth", "spark.sql.optimizer.",
@@ -133,6 +135,7 @@ def create_view(jvm: Jvm, session: Any, client: MetastoreClient, catalog: str, d
         client.create_table(view)
     else:
         client.alter_table(view)
+    jvm.cls(REGISTRY_CLASS).viewMade()  # the analyzer rule asks about the name again
 
 
 def _spark_view_key(key: str) -> bool:

@@ -135,6 +135,12 @@ def test_create_view_through_hms_as_the_builtin_stores_it(spark: Any, db: str, b
     assert client.get_table(db, "theirs").parameters["k"] == "v"
     assert refusal(spark, f"ALTER VIEW hms.{db}.missing AS SELECT 1").startswith(
         "[TABLE_OR_VIEW_NOT_FOUND]")
+    # A table replaced by a view right after a query read it: the view is read.
+    spark.sql(f"CREATE TABLE hms.{db}.swap (id INT) STORED AS PARQUET")
+    assert rows(spark, f"SELECT * FROM hms.{db}.swap") == []
+    spark.sql(f"DROP TABLE hms.{db}.swap")
+    spark.sql(f"CREATE VIEW hms.{db}.swap AS SELECT 5 AS id")
+    assert rows(spark, f"SELECT * FROM hms.{db}.swap") == [(5,)]
 
 
 def test_view_statements_refuse_as_the_builtin(spark: Any, db: str, base: str) -> None:

@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.connector.catalog.TableCatalog;
@@ -14,6 +15,7 @@ public final class Registry {
   private static final Map<String, CatalogFactory> FACTORIES = new ConcurrentHashMap<>();
   private static final Map<String, Integer> GENERATIONS = new ConcurrentHashMap<>();
   private static volatile SessionHooks hooks;
+  private static final AtomicLong VIEWS = new AtomicLong();
   private static final Set<Object> EXTENDED = Collections.newSetFromMap(new WeakHashMap<>());
   private static final Set<Object> RULED = Collections.newSetFromMap(new WeakHashMap<>());
 
@@ -27,6 +29,15 @@ public final class Registry {
 
   static int generation(String name) {
     return GENERATIONS.getOrDefault(name, 0);
+  }
+
+  /** Counts the views hms made or replaced in this driver (the rule forgets what it knew). */
+  public static long viewMade() {
+    return VIEWS.incrementAndGet();
+  }
+
+  static long viewsChanged() {
+    return VIEWS.get();
   }
 
   public static void setHooks(SessionHooks value) {

@@ -3,7 +3,7 @@ package io.hmscatalog.spark;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
-import java.util.IdentityHashMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -36,10 +36,12 @@ import scala.runtime.AbstractPartialFunction;
 final class ViewExpansion {
   private static final int REMEMBERED = 4096;
   private static final int MAX_DEPTH = 100;
-  // Relations the Python side said are not hms views, by identity: the analyzer's hint batch
-  // runs this rule until nothing changes, on the same (unchanged) nodes; a new query's nodes
-  // are new objects and are asked about afresh.
-  private final Map<LogicalPlan, Boolean> notViews = new IdentityHashMap<>();
+  // Names the Python side said are not hms views, for a moment: the analyzer runs this rule
+  // more than once for one statement. A table replaced by a view meanwhile is refused by name
+  // (loadTable), never read as something else.
+  private static final long NOT_A_VIEW_FOR_NANOS = 1_000_000_000L;
+  private final Map<List<String>, Long> notViews = new HashMap<>();
+  private long viewsSeen = Registry.viewsChanged();
   private final SparkSession session;
   private final org.apache.spark.sql.classic.SparkSession classic;
 
@@ -50,8 +52,10 @@ final class ViewExpansion {
 
   LogicalPlan apply(LogicalPlan plan, SessionHooks hooks) throws Exception {
     synchronized (notViews) {
-      if (notViews.size() > REMEMBERED) {
+      long changed = Registry.viewsChanged();
+      if (notViews.size() > REMEMBERED || changed != viewsSeen) {
         notViews.clear();
+        viewsSeen = changed;
       }
     }
     return expand(plan, null, withNames(plan), hooks, 0);
@@ -129,17 +133,12 @@ final class ViewExpansion {
    */
   private LogicalPlan relation(UnresolvedRelation relation, List<String> context,
       Set<String> withNames, SessionHooks hooks, int depth) throws Exception {
-    synchronized (notViews) {
-      if (notViews.containsKey(relation)) {
-        return relation;
-      }
-    }
     List<String> name = fullName(CollectionConverters.asJava(relation.multipartIdentifier()),
         context, withNames);
     if (name == null) {
       return relation;
     }
-    if (name.size() == 3 && Registry.generation(name.get(0)) > 0) {
+    if (name.size() == 3 && Registry.generation(name.get(0)) > 0 && !knownNotView(name)) {
       LogicalPlan view = hooks.expandView(session, name.get(0), name.get(1), name.get(2));
       if (view != null) {
         if (depth >= MAX_DEPTH) {
@@ -148,14 +147,20 @@ final class ViewExpansion {
         }
         return expand(view, context, withNames, hooks, depth);
       }
+      synchronized (notViews) {
+        notViews.put(name, System.nanoTime() + NOT_A_VIEW_FOR_NANOS);
+      }
     }
-    UnresolvedRelation known = context == null ? relation
+    return context == null ? relation
         : relation.copy(CollectionConverters.asScala(name).toList(), relation.options(),
             relation.isStreaming());
+  }
+
+  private boolean knownNotView(List<String> name) {
     synchronized (notViews) {
-      notViews.put(known, Boolean.TRUE);
+      Long until = notViews.get(name);
+      return until != null && until - System.nanoTime() > 0;
     }
-    return known;
   }
 
   /**
