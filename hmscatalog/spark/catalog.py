@@ -107,6 +107,10 @@ class HmsCatalog(JavaProxy):
         """What ``REFRESH TABLE`` does, after partitions changed behind Spark's back."""
         self._jvm.spark.catalog.refreshTable(quoted(self._name, database, name))
 
+    def qualified_location(self, database: str, location: str) -> str:
+        """``location`` as the built-in catalog stores it (see TableDefinitions)."""
+        return self._definitions.qualified_location(database, location) or location
+
     def forget_listings(self, table: str | None) -> None:
         """Forget the file listings kept for ``db.table``, or for every table."""
         if table:

@@ -7,14 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from hmscatalog.errors import InvalidPartitionValue, NoSuchPartition
 from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.model import Partition, Table
 from hmscatalog.partitions.codec import DEFAULT_PARTITION_NAME
-from hmscatalog.partitions.types import HiveType, format_value, parse_value
-from hmscatalog.spark.internals import plans
-from hmscatalog.spark.jvm import Jvm, quoted
-from hmscatalog.spark.rows import internal_row
+from hmscatalog.spark.jvm import Jvm
+from hmscatalog.spark.statement_partitions import named_partition
 
 Row = tuple[str, str, str | None]
 DESCRIBE_COLUMNS = "col_name STRING, data_type STRING, comment STRING"
@@ -30,21 +27,8 @@ def describe_partition(jvm: Jvm, client: MetastoreClient, catalog: str, table: T
                        given: dict[str, str], extended: bool, time_zone: str) -> list[Row]:
     """The rows of DESCRIBE for the partition ``given`` names (column → the clause's value)."""
     spec = table.partition_spec
-    qualified = quoted(catalog, table.database, table.name)
-    by_name = {key.lower(): value for key, value in given.items()}
-    if sorted(by_name) != sorted(spec.names):
-        jvm.throw(plans.analysis_error(jvm, "_LEGACY_ERROR_TEMP_1232", {
-            "specKeys": ", ".join(given), "partitionColumnNames": ", ".join(spec.names),
-            "tableName": qualified}))
-    strings = [_canonical(by_name[name], spec.column(name).type, qualified, name, jvm)
-               for name in spec.names]
-    try:
-        part = client.get_partition(table.database, table.name, strings)
-    except NoSuchPartition:
-        schema = jvm.struct_type(table.partition_keys)
-        jvm.analysis_error("NoSuchPartitionException", qualified,
-                           internal_row(jvm, spec, strings, time_zone,
-                                        default_name_in_strings=True), schema)
+    part = named_partition(jvm, client, catalog, table, given, time_zone)
+    strings = list(part.values)
     described = jvm.struct_type([*table.columns, *table.partition_keys], comments=True)
     fields = {str(f.name()): f for f in described.fields()}
     rows = [_field_row(f) for f in described.fields()]
@@ -63,12 +47,3 @@ def _field_row(field: Any) -> Row:
     comment = field.getComment()
     return (str(field.name()), str(field.dataType().simpleString()),
             str(comment.get()) if comment.isDefined() else None)
-
-
-def _canonical(text: str, hive_type: HiveType, qualified: str, column: str, jvm: Jvm) -> str:
-    """The metastore's string for a value written in a PARTITION clause."""
-    try:
-        return format_value(parse_value(text, hive_type), hive_type) or DEFAULT_PARTITION_NAME
-    except InvalidPartitionValue:
-        jvm.throw(jvm.bare_error(f"partition value {text!r} of column {column} of {qualified} "
-                                 f"is not a valid {hive_type}", None))

@@ -14,6 +14,9 @@ runs in every session before relations are resolved:
 * **Views** stored in the metastore, wherever a query names one, become the view's plan
   (:mod:`hmscatalog.spark.views`); CREATE VIEW, ALTER VIEW ... AS, DROP VIEW, SHOW VIEWS and
   DESCRIBE of views are answered from the metastore (:mod:`hmscatalog.spark.view_statements`).
+* **ALTER TABLE ... PARTITION ... SET LOCATION** and **SET SERDE[PROPERTIES]**, which Spark
+  refuses for tables outside its own catalog, change the metastore's definitions
+  (:mod:`hmscatalog.spark.alter_storage`).
 * **SHOW PARTITIONS** is answered with the metastore's partition names, as the built-in catalog
   answers it (``k=__HIVE_DEFAULT_PARTITION__`` for NULL, whatever the column's type).
 """
@@ -26,6 +29,7 @@ from hmscatalog.errors import HmsCatalogError, InvalidPartitionValue, NoSuchObje
 from hmscatalog.metastore.model import VIRTUAL_VIEW, Table
 from hmscatalog.partitions.codec import DEFAULT_PARTITION_NAME, parse_part_name
 from hmscatalog.partitions.types import format_value, parse_value
+from hmscatalog.spark.alter_storage import set_partition_location, set_serde
 from hmscatalog.spark.describe import DESCRIBE_COLUMNS, describe_partition
 from hmscatalog.spark.internals import plans
 from hmscatalog.spark.jvm import JavaProxy, Jvm, quoted, sql_string
@@ -113,6 +117,8 @@ class SessionHooks(JavaProxy):
         if found is None:
             return None  # other catalogs, missing tables: Spark answers as for its own
         catalog, table = found
+        if kind in ("SetTableLocation", "SetTableSerDeProperties"):
+            return self._alter_storage(session, kind, catalog, table, command)
         if kind == "DropTable":
             if table.table_type == VIRTUAL_VIEW:
                 refuse_drop_table_of_view(self._jvm, catalog, table)
@@ -173,6 +179,33 @@ class SessionHooks(JavaProxy):
             drop_view(self._jvm, client, catalog, database, name, bool(command.ifExists()))
         else:
             create_view(self._jvm, session, client, catalog, database, name, command)
+        return plans.local_relation(self._jvm, "", [])
+
+    def _alter_storage(self, session: Any, kind: str, catalog: str, table: Table,
+                       command: Any) -> Any:
+        """A partition's SET LOCATION, a table's or partition's SET SERDE[PROPERTIES], done
+        now (the statement's plan becomes an empty relation); a table's SET LOCATION is
+        Spark's (``alterTable``)."""
+        spec = command.partitionSpec()
+        given = (self._jvm.to_dict(self._jvm.java_map(spec.get())) if spec.isDefined()
+                 else None)
+        if (kind == "SetTableLocation" and given is None) or table.table_type == VIRTUAL_VIEW:
+            return None
+        time_zone = str(plans.conf_value(session, "spark.sql.session.timeZone"))
+        attached = self._attached[catalog]
+        hms = attached.catalog_for(session)
+        if kind == "SetTableLocation":
+            set_partition_location(
+                self._jvm, attached.client, catalog, table, given or {},
+                hms.qualified_location(table.database, str(command.location())), time_zone)
+        else:
+            serde = command.serdeClassName()
+            properties = command.serdeProperties()
+            set_serde(self._jvm, attached.client, catalog, table,
+                      str(serde.get()) if serde.isDefined() else None,
+                      self._jvm.to_dict(self._jvm.java_map(properties.get()))
+                      if properties.isDefined() else {}, given, time_zone)
+        hms.forget_listings(table.qualified_name)
         return plans.local_relation(self._jvm, "", [])
 
     def _temporary(self, session: Any, command: Any) -> bool:

@@ -513,3 +513,55 @@ def test_rename_partition(spark: Any, db: str, client: MetastoreClient, tmp_path
                    ).startswith("[PARTITIONS_ALREADY_EXIST]")
     assert refusal(spark, f"ALTER TABLE hms.{db}.ours PARTITION (p=3) RENAME TO PARTITION (p=6)"
                    ).startswith("[PARTITIONS_NOT_FOUND]")
+
+
+def test_partition_set_location(spark: Any, db: str, client: MetastoreClient,
+                                tmp_path: Path) -> None:
+    """ALTER TABLE ... PARTITION ... SET LOCATION through hms points the partition where the
+    built-in's does, moving no file; the partition then reads from there. A missing partition is
+    refused as the built-in refuses it."""
+    spark.sql(f"CREATE TABLE spark_catalog.{db}.src (id INT) PARTITIONED BY (p INT) "
+              "STORED AS TEXTFILE")
+    spark.sql(f"INSERT INTO spark_catalog.{db}.src PARTITION (p=7) VALUES (70), (71)")
+    elsewhere = client.get_partition(db, "src", ["7"]).location or ""
+    for c, name in (("hms", "ours"), ("spark_catalog", "theirs")):
+        spark.sql(f"CREATE TABLE spark_catalog.{db}.{name} (id INT) PARTITIONED BY (p INT) "
+                  "STORED AS TEXTFILE")
+        spark.sql(f"INSERT INTO spark_catalog.{db}.{name} PARTITION (p) VALUES (1, 1), (2, 2)")
+        spark.sql(f"ALTER TABLE {c}.{db}.{name} PARTITION (p=1) SET LOCATION '{elsewhere}'")
+    for name in ("ours", "theirs"):
+        assert client.get_partition(db, name, ["1"]).location == elsewhere
+        assert [tuple(r) for r in rows(spark, f"SELECT * FROM hms.{db}.{name}")] == [
+            (2, 2), (70, 1), (71, 1)]
+    assert refusal(spark, f"ALTER TABLE hms.{db}.ours PARTITION (p=3) SET LOCATION "
+                   f"'file:{tmp_path}'").startswith("[PARTITIONS_NOT_FOUND]")
+
+
+def test_set_serde_properties(spark: Any, db: str, client: MetastoreClient) -> None:
+    """ALTER TABLE ... [PARTITION (...)] SET SERDEPROPERTIES / SET SERDE through hms stores what
+    the built-in's stores, and both catalogs read the table the same way after it."""
+    for c, name in (("hms", "ours"), ("spark_catalog", "theirs")):
+        spark.sql(f"CREATE TABLE spark_catalog.{db}.{name} (id INT, s STRING) "
+                  "PARTITIONED BY (p INT) STORED AS TEXTFILE")
+        spark.sql(f"INSERT INTO spark_catalog.{db}.{name} PARTITION (p) "
+                  "VALUES (1, 'a,b', 1), (2, 'c', 2)")
+        spark.sql(f"ALTER TABLE {c}.{db}.{name} SET SERDEPROPERTIES ('field.delim' = ',', "
+                  "'x' = 'y')")
+        spark.sql(f"ALTER TABLE {c}.{db}.{name} PARTITION (p=2) SET SERDEPROPERTIES "
+                  "('serialization.null.format' = 'c')")
+    ours, theirs = client.get_table(db, "ours"), client.get_table(db, "theirs")
+    assert ours.storage.serde_parameters == theirs.storage.serde_parameters
+    assert ours.storage.serde_parameters["field.delim"] == ","
+    assert (client.get_partition(db, "ours", ["2"]).storage.serde_parameters
+            == client.get_partition(db, "theirs", ["2"]).storage.serde_parameters)
+    for name in ("ours", "theirs"):
+        # The files keep Hive's default delimiter (\x01); the table now splits on commas.
+        assert rows(spark, f"SELECT * FROM hms.{db}.{name}") == rows(
+            spark, f"SELECT * FROM spark_catalog.{db}.{name}")
+    spark.sql(f"ALTER TABLE hms.{db}.ours SET SERDE "
+              "'org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe' WITH SERDEPROPERTIES "
+              "('field.delim' = '\\t')")
+    changed = client.get_table(db, "ours").storage
+    assert changed.serde == "org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe"
+    assert changed.serde_parameters["field.delim"] == "\t"
+    assert changed.serde_parameters["x"] == "y"

@@ -22,7 +22,8 @@ final class HmsRule extends Rule<LogicalPlan> {
   private static final Set<String> COMMANDS =
       Set.of("RepairTable", "RecoverPartitions", "ShowPartitions", "AnalyzeTable",
           "AnalyzeColumn", "AnalyzeTables", "DescribeRelation", "CreateView", "AlterViewAs",
-          "DropView", "ShowViews", "DropTable");
+          "DropView", "ShowViews", "DropTable", "SetTableLocation",
+          "SetTableSerDeProperties");
   private final SparkSession session;
   private final ViewExpansion views;
 
