@@ -285,10 +285,11 @@ class HmsScanBuilder(JavaProxy):
         source = source_for(target, self._context.storage_options, self._context)
 
         def scan(chosen: Selection) -> Any:
-            if target.table is not None and target.format not in NATIVE_FORMATS:
+            if target.table is not None and (target.format not in NATIVE_FORMATS
+                                             or self._other_formats(chosen)):
+                # Each partition through its own input format and SerDe, as Hive reads them.
                 return serde_scan(self._jvm, target.table, chosen, self._required,
                                   table_statistics(target.properties))
-            self._refuse_other_formats(chosen)
             builder = self._file_scan_builder(chosen, chosen.files)
             return read.build_file_scan(self._jvm, builder, self._required, data_filters)
 
@@ -312,20 +313,13 @@ class HmsScanBuilder(JavaProxy):
         selection = source.select(predicate)
         return HmsScan(self._jvm, scan(selection), named, selection, runtime)
 
-    def _refuse_other_formats(self, selection: Selection) -> None:
-        """Refuse partitions whose own format is not the table's (after ``ALTER TABLE ... SET
-        FILEFORMAT``), which Spark's Parquet or ORC reader would misread."""
-        fmt = self._table.format
-        for chosen in selection.partitions:
-            part = chosen.partition
-            if part is not None and part.storage.format is not fmt:
-                theirs = part.storage.format
-                self._jvm.unsupported(
-                    f"hms cannot read table {self._table.qualified_name}: its partition "
-                    f"{make_part_name(self._table.partition_spec.names, list(part.values))} is "
-                    f"stored as {theirs.name.lower() if theirs else part.storage.serde}, the "
-                    f"table as {fmt.name.lower() if fmt else '?'}; hms reads a "
-                    "parquet or orc table whose partitions all share its format")
+    def _other_formats(self, selection: Selection) -> bool:
+        """Whether a selected partition is stored in another format than its Parquet or ORC
+        table (after Hive's ``ALTER TABLE ... SET FILEFORMAT``), which Spark's reader for the
+        table's format would misread."""
+        return any(chosen.partition is not None
+                   and chosen.partition.storage.format is not self._table.format
+                   for chosen in selection.partitions)
 
     def _file_scan_builder(self, selection: Selection,
                            files: Mapping[str, Sequence[str]]) -> Any:

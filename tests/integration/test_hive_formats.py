@@ -565,3 +565,28 @@ def test_set_serde_properties(spark: Any, db: str, client: MetastoreClient) -> N
     assert changed.serde == "org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe"
     assert changed.serde_parameters["field.delim"] == "\t"
     assert changed.serde_parameters["x"] == "y"
+
+
+def test_parquet_table_with_partitions_of_another_format(spark: Any, db: str,
+                                                         client: MetastoreClient) -> None:
+    """A Parquet table whose old partition is still text (Hive's ALTER TABLE ... SET FILEFORMAT
+    PARQUET) is read partition by partition with each one's format, as Hive reads it; a scan
+    of Parquet partitions alone keeps Spark's Parquet reader. The built-in reads every
+    partition as Parquet, so it cannot read the text one."""
+    spark.sql(f"CREATE TABLE spark_catalog.{db}.moved (id INT, s STRING) PARTITIONED BY (p INT) "
+              "STORED AS TEXTFILE")
+    spark.sql(f"INSERT INTO spark_catalog.{db}.moved PARTITION (p=1) VALUES (1, 'text')")
+    table = client.get_table(db, "moved")
+    client.alter_table(replace(table, storage=replace(
+        table.storage,
+        input_format="org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat",
+        output_format="org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat",
+        serde="org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe",
+        serde_parameters={})))
+    spark.sql(f"INSERT INTO spark_catalog.{db}.moved PARTITION (p=2) VALUES (2, 'parquet')")
+    assert [tuple(r) for r in rows(spark, f"SELECT * FROM hms.{db}.moved")] == [
+        (1, "text", 1), (2, "parquet", 2)]
+    assert [tuple(r) for r in rows(spark, f"SELECT * FROM hms.{db}.moved WHERE p = 2")] == [
+        (2, "parquet", 2)]
+    plan = spark.sql(f"SELECT * FROM hms.{db}.moved WHERE p = 2")._jdf.queryExecution()
+    assert "ParquetScan" in plan.executedPlan().toString()
