@@ -17,6 +17,8 @@ runs in every session before relations are resolved:
 * **ALTER TABLE ... PARTITION ... SET LOCATION** and **SET SERDE[PROPERTIES]**, which Spark
   refuses for tables outside its own catalog, change the metastore's definitions
   (:mod:`hmscatalog.spark.alter_storage`).
+* **SHOW CREATE TABLE ... AS SERDE** prints Hive's DDL of the table, in the built-in's words
+  (:mod:`hmscatalog.spark.show_create`).
 * **SHOW PARTITIONS** is answered with the metastore's partition names, as the built-in catalog
   answers it (``k=__HIVE_DEFAULT_PARTITION__`` for NULL, whatever the column's type).
 """
@@ -33,6 +35,7 @@ from hmscatalog.spark.alter_storage import set_partition_location, set_serde
 from hmscatalog.spark.describe import DESCRIBE_COLUMNS, describe_partition
 from hmscatalog.spark.internals import plans
 from hmscatalog.spark.jvm import JavaProxy, Jvm, quoted, sql_string
+from hmscatalog.spark.show_create import show_create_as_serde
 from hmscatalog.spark.view_statements import (
     SHOW_VIEWS_COLUMNS,
     create_view,
@@ -119,6 +122,11 @@ class SessionHooks(JavaProxy):
         catalog, table = found
         if kind in ("SetTableLocation", "SetTableSerDeProperties"):
             return self._alter_storage(session, kind, catalog, table, command)
+        if kind == "ShowCreateTable":
+            if not command.asSerde() or table.table_type == VIRTUAL_VIEW:
+                return None  # Spark's own form (USING ...), as the built-in prints it
+            return plans.local_relation(self._jvm, "createtab_stmt STRING", [
+                [show_create_as_serde(self._jvm, catalog, table)]])
         if kind == "DropTable":
             if table.table_type == VIRTUAL_VIEW:
                 refuse_drop_table_of_view(self._jvm, catalog, table)

@@ -590,3 +590,34 @@ def test_parquet_table_with_partitions_of_another_format(spark: Any, db: str,
         (2, "parquet", 2)]
     plan = spark.sql(f"SELECT * FROM hms.{db}.moved WHERE p = 2")._jdf.queryExecution()
     assert "ParquetScan" in plan.executedPlan().toString()
+
+
+def test_show_create_table_as_serde_round_trips(spark: Any, db: str, client: MetastoreClient,
+                                                tmp_path: Path) -> None:
+    """SHOW CREATE TABLE ... AS SERDE through hms prints the built-in's DDL of the same table
+    (but for the table's name), and that DDL, run through the built-in, stores the table's
+    definition again: columns, partition columns, buckets, SerDe, formats, location,
+    properties."""
+    spark.sql(f"CREATE TABLE spark_catalog.{db}.t (id INT COMMENT 'it''s', s STRING) "
+              "COMMENT 'a table' PARTITIONED BY (p INT, q STRING) ROW FORMAT DELIMITED FIELDS "
+              "TERMINATED BY ',' NULL DEFINED AS 'nil' STORED AS TEXTFILE TBLPROPERTIES ('k'='v')")
+    spark.sql(f"CREATE EXTERNAL TABLE spark_catalog.{db}.e (id INT, m MAP<STRING, INT>) "
+              f"STORED AS PARQUET LOCATION 'file:{tmp_path}/e'")
+    spark.sql(f"CREATE TABLE spark_catalog.{db}.b (id INT, s STRING) CLUSTERED BY (id) "
+              "SORTED BY (s) INTO 4 BUCKETS STORED AS ORC")
+    for name in ("t", "e", "b"):
+        ours = spark.sql(f"SHOW CREATE TABLE hms.{db}.{name} AS SERDE").collect()[0][0]
+        theirs = spark.sql(f"SHOW CREATE TABLE spark_catalog.{db}.{name} AS SERDE"
+                           ).collect()[0][0]
+        head, _, body = ours.partition("\n")
+        assert head.startswith(f"CREATE ") and f"`hms`.`{db}`.`{name}` (" in head
+        assert body == theirs.partition("\n")[2], name
+        spark.sql(ours.replace(f"`hms`.`{db}`.`{name}`", f"spark_catalog.{db}.{name}_again"))
+        before, after = client.get_table(db, name), client.get_table(db, f"{name}_again")
+        assert (after.columns, after.partition_keys, after.table_type) == (
+            before.columns, before.partition_keys, before.table_type), name
+        assert replace(after.storage, location=None) == replace(before.storage, location=None)
+        if before.is_external:
+            assert after.location == before.location
+        assert {k: after.parameters.get(k) for k in ("k", "comment")} == {
+            k: before.parameters.get(k) for k in ("k", "comment")}

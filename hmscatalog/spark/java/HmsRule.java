@@ -23,7 +23,7 @@ final class HmsRule extends Rule<LogicalPlan> {
       Set.of("RepairTable", "RecoverPartitions", "ShowPartitions", "AnalyzeTable",
           "AnalyzeColumn", "AnalyzeTables", "DescribeRelation", "CreateView", "AlterViewAs",
           "DropView", "ShowViews", "DropTable", "SetTableLocation",
-          "SetTableSerDeProperties");
+          "SetTableSerDeProperties", "ShowCreateTable");
   private final SparkSession session;
   private final ViewExpansion views;
 
