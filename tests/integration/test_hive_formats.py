@@ -598,7 +598,7 @@ def test_show_create_table_as_serde_round_trips(spark: Any, db: str, client: Met
     (but for the table's name), and that DDL, run through the built-in, stores the table's
     definition again: columns, partition columns, buckets, SerDe, formats, location,
     properties."""
-    spark.sql(f"CREATE TABLE spark_catalog.{db}.t (id INT COMMENT 'it''s', s STRING) "
+    spark.sql(f"CREATE TABLE spark_catalog.{db}.t (id INT COMMENT 'it\\'s', s STRING) "
               "COMMENT 'a table' PARTITIONED BY (p INT, q STRING) ROW FORMAT DELIMITED FIELDS "
               "TERMINATED BY ',' NULL DEFINED AS 'nil' STORED AS TEXTFILE TBLPROPERTIES ('k'='v')")
     spark.sql(f"CREATE EXTERNAL TABLE spark_catalog.{db}.e (id INT, m MAP<STRING, INT>) "
