@@ -15,6 +15,8 @@ from hmscatalog.partitions.types import parse_hive_type
 MANAGED_TABLE = "MANAGED_TABLE"
 EXTERNAL_TABLE = "EXTERNAL_TABLE"
 VIRTUAL_VIEW = "VIRTUAL_VIEW"
+# Where Spark keeps the statistics ANALYZE TABLE computes, in table and partition parameters.
+SPARK_STATISTICS = "spark.sql.statistics."
 
 
 @dataclass(frozen=True)

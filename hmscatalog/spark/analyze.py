@@ -30,7 +30,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from hmscatalog.errors import HmsCatalogError, InvalidPartitionValue, NoSuchPartition
-from hmscatalog.metastore.model import Partition, Table
+from hmscatalog.metastore.model import SPARK_STATISTICS, Partition, Table
 from hmscatalog.partitions.codec import DEFAULT_PARTITION_NAME
 from hmscatalog.partitions.types import parse_value
 from hmscatalog.spark.internals.stats import (
@@ -44,7 +44,7 @@ from hmscatalog.spark.statistics import TableStatistics, table_statistics
 if TYPE_CHECKING:
     from hmscatalog.metastore.client import MetastoreClient
 
-PREFIX = "spark.sql.statistics."
+PREFIX = SPARK_STATISTICS
 TOTAL_SIZE = PREFIX + "totalSize"
 NUM_ROWS = PREFIX + "numRows"
 COLUMN_STATS = PREFIX + "colStats."

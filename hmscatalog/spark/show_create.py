@@ -5,14 +5,14 @@ properties, input and output formats, an external table's location, and table pr
 
 from __future__ import annotations
 
-from hmscatalog.metastore.model import Column, Table
+from hmscatalog.metastore.model import SPARK_STATISTICS, Column, Table
 from hmscatalog.spark.jvm import Jvm, quoted
 
 # Properties the built-in keeps to itself (statistics, Spark's schema) or shows elsewhere.
 _HIDDEN = frozenset({"comment", "EXTERNAL", "numFiles", "numPartitions", "totalSize",
                      "rawDataSize", "numRows", "COLUMN_STATS_ACCURATE",
                      "spark.sql.create.version", "spark.sql.partitionProvider"})
-_HIDDEN_PREFIXES = ("spark.sql.sources.", "spark.sql.statistics.")
+_HIDDEN_PREFIXES = ("spark.sql.sources.", SPARK_STATISTICS)
 
 
 def _text(value: str) -> str:

@@ -152,3 +152,38 @@ def test_column_statistics_of_other_columns_stay(spark: Any, sales: str,
     described = {r[0]: r[1] for r in spark.sql(
         f"DESCRIBE TABLE EXTENDED spark_catalog.{sales}.sales v").collect()}
     assert (described["min"], described["max"], described["num_nulls"]) == ("0", "99", "0")
+
+
+def test_writes_and_truncates_drop_statistics_that_no_longer_hold(
+        spark: Any, db: str, client: MetastoreClient) -> None:
+    """After a write or a TRUNCATE through hms, the totals ANALYZE TABLE stored for the table
+    are gone, as the built-in drops them, and so are those of every partition the write
+    replaced (whose Hive statistics are the new files'; the built-in keeps the stale ones)."""
+    for c, name in (("hms", "ours"), ("spark_catalog", "theirs")):
+        spark.sql(f"CREATE TABLE spark_catalog.{db}.{name} (v INT) STORED AS TEXTFILE")
+        spark.sql(f"CREATE TABLE spark_catalog.{db}.{name}_p (v INT) PARTITIONED BY (p INT) "
+                  "STORED AS PARQUET")
+        spark.sql(f"INSERT INTO spark_catalog.{db}.{name} VALUES (1), (2)")
+        spark.sql(f"INSERT INTO spark_catalog.{db}.{name}_p PARTITION (p) VALUES (1, 1), (2, 2)")
+        for table in (name, f"{name}_p"):
+            spark.sql(f"ANALYZE TABLE spark_catalog.{db}.{table} COMPUTE STATISTICS")
+        spark.sql(f"ANALYZE TABLE spark_catalog.{db}.{name}_p PARTITION (p) COMPUTE STATISTICS")
+        spark.sql(f"TRUNCATE TABLE {c}.{db}.{name}")
+        spark.sql(f"INSERT OVERWRITE {c}.{db}.{name}_p PARTITION (p=1) VALUES (5), (6), (7)")
+
+    def stats(parameters: dict[str, str]) -> dict[str, str]:
+        return {k: v for k, v in parameters.items() if k.startswith(STATS)}
+
+    for name in ("ours", "theirs"):
+        assert stats(dict(client.get_table(db, name).parameters)) == {}, name
+        assert stats(dict(client.get_table(db, f"{name}_p").parameters)) == {}, name
+        assert client.get_table(db, name).parameters["numFiles"] == "0"
+    rewritten = client.get_partition(db, "ours_p", ["1"]).parameters
+    assert stats(dict(rewritten)) == {} and rewritten["numRows"] == "3"
+    untouched = client.get_partition(db, "ours_p", ["2"]).parameters
+    assert untouched[STATS + "numRows"] == "1"
+    assert rows_of(spark, f"SELECT count(*) FROM hms.{db}.ours_p") == [(4,)]
+
+
+def rows_of(spark: Any, query: str) -> list[tuple[Any, ...]]:
+    return [tuple(r) for r in spark.sql(query).collect()]

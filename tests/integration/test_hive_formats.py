@@ -610,7 +610,7 @@ def test_show_create_table_as_serde_round_trips(spark: Any, db: str, client: Met
         theirs = spark.sql(f"SHOW CREATE TABLE spark_catalog.{db}.{name} AS SERDE"
                            ).collect()[0][0]
         head, _, body = ours.partition("\n")
-        assert head.startswith(f"CREATE ") and f"`hms`.`{db}`.`{name}` (" in head
+        assert head.startswith("CREATE ") and f"`hms`.`{db}`.`{name}` (" in head
         assert body == theirs.partition("\n")[2], name
         spark.sql(ours.replace(f"`hms`.`{db}`.`{name}`", f"spark_catalog.{db}.{name}_again"))
         before, after = client.get_table(db, name), client.get_table(db, f"{name}_again")
