@@ -164,12 +164,10 @@ class SessionHooks(JavaProxy):
 
     def _analyze_tables(self, session: Any, command: Any) -> Any:
         """ANALYZE TABLES IN an hms database: each of its tables, as the built-in does."""
-        parts = plans.named_namespace(self._jvm, command.namespace())
-        found = None if parts is None else _target(session, set(self._attached),
-                                                    [*parts, "-"])
+        found = self._namespace(session, command)
         if found is None:
             return None
-        catalog, database, _ = found
+        catalog, database = found
         return plans.parse(session, (
             f"CALL {quoted(catalog)}.system.analyze_table({sql_string(database)}, NULL, NULL, "
             f"NULL, {str(bool(command.noScan())).lower()}, NULL, false)"))
@@ -221,13 +219,18 @@ class SessionHooks(JavaProxy):
         return parts is not None and len(parts) <= 2 and plans.is_temporary_view(
             self._jvm, session, parts)
 
-    def _show_views(self, session: Any, command: Any) -> Any:
+    def _namespace(self, session: Any, command: Any) -> tuple[str, str] | None:
+        """The hms catalog and database a command's namespace names, if it names one."""
         parts = plans.named_namespace(self._jvm, command.namespace())
         found = None if parts is None else _target(session, set(self._attached),
                                                     [*parts, "-"])
+        return None if found is None else (found[0], found[1])
+
+    def _show_views(self, session: Any, command: Any) -> Any:
+        found = self._namespace(session, command)
         if found is None:
             return None
-        catalog, database, _ = found
+        catalog, database = found
         pattern = command.pattern()
         rows = show_views(self._jvm, session, self._attached[catalog].client, database,
                           str(pattern.get()) if pattern.isDefined() else None)
