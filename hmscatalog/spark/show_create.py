@@ -6,7 +6,7 @@ properties, input and output formats, an external table's location, and table pr
 from __future__ import annotations
 
 from hmscatalog.metastore.model import SPARK_STATISTICS, Column, Table
-from hmscatalog.spark.jvm import Jvm, quoted
+from hmscatalog.spark.jvm import Jvm, quoted, sql_string
 
 # Properties the built-in keeps to itself (statistics, Spark's schema) or shows elsewhere.
 _HIDDEN = frozenset({"comment", "EXTERNAL", "numFiles", "numPartitions", "totalSize",
@@ -15,8 +15,8 @@ _HIDDEN = frozenset({"comment", "EXTERNAL", "numFiles", "numPartitions", "totalS
 _HIDDEN_PREFIXES = ("spark.sql.sources.", SPARK_STATISTICS)
 
 
-def _text(value: str) -> str:
-    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+def _pairs(items: list[tuple[str, str]]) -> str:
+    return _lines([f"{sql_string(k)} = {sql_string(v)}" for k, v in items])
 
 
 def _lines(items: list[str]) -> str:
@@ -34,7 +34,7 @@ def show_create_as_serde(jvm: Jvm, catalog: str, table: Table) -> str:
     if table.columns:
         out.append(_lines(_ddl(jvm, list(table.columns))))
     if "comment" in table.parameters:
-        out.append(f"COMMENT {_text(table.parameters['comment'])}\n")
+        out.append(f"COMMENT {sql_string(table.parameters['comment'])}\n")
     if table.partition_keys:
         out.append("PARTITIONED BY (" + ", ".join(_ddl(jvm, list(table.partition_keys)))
                    + ")\n")
@@ -46,19 +46,18 @@ def show_create_as_serde(jvm: Jvm, catalog: str, table: Table) -> str:
                 for name, order in storage.sort_columns) + ")\n")
         out.append(f"INTO {storage.num_buckets} BUCKETS\n")
     if storage.serde:
-        out.append(f"ROW FORMAT SERDE {_text(storage.serde)}\n")
-        out.append("WITH SERDEPROPERTIES " + _lines(
-            [f"{_text(k)} = {_text(v)}" for k, v in sorted(storage.serde_parameters.items())]))
+        out.append(f"ROW FORMAT SERDE {sql_string(storage.serde)}\n")
+        out.append("WITH SERDEPROPERTIES " + _pairs(sorted(storage.serde_parameters.items())))
     if storage.input_format or storage.output_format:
         out.append("STORED AS\n")
         if storage.input_format:
-            out.append(f"  INPUTFORMAT {_text(storage.input_format)}\n")
+            out.append(f"  INPUTFORMAT {sql_string(storage.input_format)}\n")
         if storage.output_format:
-            out.append(f"  OUTPUTFORMAT {_text(storage.output_format)}\n")
+            out.append(f"  OUTPUTFORMAT {sql_string(storage.output_format)}\n")
     if table.is_external and table.location:
-        out.append(f"LOCATION {_text(table.location)}\n")
+        out.append(f"LOCATION {sql_string(table.location)}\n")
     shown = sorted((k, v) for k, v in table.parameters.items()
                    if k not in _HIDDEN and not k.startswith(_HIDDEN_PREFIXES))
     if shown:
-        out.append("TBLPROPERTIES " + _lines([f"{_text(k)} = {_text(v)}" for k, v in shown]))
+        out.append("TBLPROPERTIES " + _pairs(shown))
     return "".join(out)
