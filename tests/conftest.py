@@ -71,6 +71,12 @@ def s3a_fetched() -> list[str] | str:
 
 
 @pytest.fixture(scope="session")
+def json_fetched() -> list[str] | str:
+    """Hive's JSON SerDe for ``spark.jars``, fetched once; or why it cannot be had."""
+    return _fetch_or_skip("JSON SerDe jars", lambda: hadoop_jars.spark_jars("json"))
+
+
+@pytest.fixture(scope="session")
 def s3a_jars(s3a_fetched: list[str] | str) -> list[str]:
     """The session's S3A jars; the tests that use S3A through Spark or the metastore skip
     (outside CI) when they cannot be fetched."""
@@ -159,7 +165,8 @@ def remote(request: pytest.FixtureRequest, spark: Any) -> Remote:
 
 @pytest.fixture(scope="session")
 def spark(metastore: server.ServerInfo, moto_s3: MotoServer,  # type: ignore[no-untyped-def]
-          s3a_fetched: list[str] | str, tmp_path_factory: pytest.TempPathFactory):
+          s3a_fetched: list[str] | str, json_fetched: list[str] | str,
+          tmp_path_factory: pytest.TempPathFactory):
     """A local SparkSession whose built-in Hive catalog uses the test metastore; S3A on its
     class path, pointed at moto's server."""
     pyspark_sql = pytest.importorskip("pyspark.sql")
@@ -170,7 +177,8 @@ def spark(metastore: server.ServerInfo, moto_s3: MotoServer,  # type: ignore[no-
     session = (
         pyspark_sql.SparkSession.builder.master("local[2]")
         # hms's plugin from the start, as the README shows (with S3A unless it cannot be had)
-        .config(map=session_conf(s3=not isinstance(s3a_fetched, str)))
+        .config(map=session_conf(s3=not isinstance(s3a_fetched, str),
+                                 json=not isinstance(json_fetched, str)))
         .appName("hmscatalog-tests")
         .config("spark.ui.enabled", "false")
         .config("spark.sql.shuffle.partitions", "2")

@@ -125,10 +125,12 @@ def build_parser() -> argparse.ArgumentParser:
     demo.set_defaults(func=_demo)
 
     fetch = commands.add_parser(
-        "jars", help="fetch Hadoop file-system jars once; print them for spark.jars")
+        "jars", help="fetch jars Spark lacks (S3A, HDFS mini cluster, Hive's JSON SerDe) once; "
+        "print them for spark.jars")
     fetch.add_argument("kind", choices=sorted(hadoop_jars.KINDS),
                        help="s3: hadoop-aws matching pyspark's Hadoop, with its AWS SDK; "
-                       "hdfs: hadoop-client-minicluster (a real HDFS for tests)")
+                       "hdfs: hadoop-client-minicluster (a real HDFS for tests); "
+                       "json: Hive's JSON SerDe (hive-hcatalog-core)")
     fetch.set_defaults(func=_jars)
 
     repair.add_parser(commands)

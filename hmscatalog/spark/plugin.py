@@ -217,7 +217,8 @@ def load(jvm_view: Any) -> None:
     loader.addURL(jvm_view.java.io.File(str(jar)).toURI().toURL())
 
 
-def session_conf(names: Sequence[str] = ("hms",), s3: bool = False) -> dict[str, str]:
+def session_conf(names: Sequence[str] = ("hms",), s3: bool = False,
+                 json: bool = False) -> dict[str, str]:
     """Settings that give a SparkSession the plugin from its start: its jar, the extension, and
     the catalog class for each name (``attach`` still registers the Python side).
 
@@ -225,8 +226,12 @@ def session_conf(names: Sequence[str] = ("hms",), s3: bool = False) -> dict[str,
         s3: add S3A to ``spark.jars`` (``hmscatalog jars s3``: ``hadoop-aws`` matching
             pyspark's Hadoop, and its AWS SDK; fetched from Maven Central on first use), so
             that Spark reads and writes ``s3a://``.
+        json: add Hive's JSON SerDe to ``spark.jars`` (``hmscatalog jars json``), so that
+            tables stored with ``org.apache.hive.hcatalog.data.JsonSerDe`` are read and
+            written (through hms and the built-in catalog alike).
     """
-    jars = [str(plugin_jar()), *(hadoop_jars.spark_jars("s3") if s3 else ())]
+    jars = [str(plugin_jar()), *(hadoop_jars.spark_jars("s3") if s3 else ()),
+            *(hadoop_jars.spark_jars("json") if json else ())]
     conf = {"spark.jars": ",".join(jars), "spark.sql.extensions": EXTENSIONS_CLASS}
     conf.update({f"spark.sql.catalog.{name}": PLUGIN_CLASS for name in names})
     return conf

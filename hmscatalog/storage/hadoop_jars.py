@@ -1,4 +1,4 @@
-"""The Hadoop file-system jars Spark and the metastore need beyond their own: S3A and HDFS.
+"""The jars Spark and the metastore need beyond their own: S3A, HDFS, and Hive's JSON SerDe.
 
 pyspark's wheel carries Hadoop's client (``hadoop-client-api``/``-runtime``), which opens
 ``file:`` and ``hdfs://`` but not ``s3a://``: that takes ``hadoop-aws`` of exactly the same Hadoop
@@ -58,7 +58,17 @@ def minicluster(hadoop_version: str | None = None) -> JarSet:
                    "ch.qos.reload4j:reload4j"))
 
 
-KINDS = {"s3": s3a, "hdfs": minicluster}
+def json_serde() -> JarSet:
+    """Hive's JSON SerDe (``org.apache.hive.hcatalog.data.JsonSerDe``), of the Hive release
+    whose classes pyspark's wheel carries (2.3), with the Jackson 1 it parses with (newer
+    pyspark wheels lack it); nothing else, since the wheel has the rest of Hive."""
+    return JarSet("hive-hcatalog-core-2.3.10", "Hive 2.3.10's JSON SerDe (hive-hcatalog-core)",
+                  ("org.apache.hive.hcatalog:hive-hcatalog-core:2.3.10",
+                   "org.codehaus.jackson:jackson-core-asl:1.9.13",
+                   "org.codehaus.jackson:jackson-mapper-asl:1.9.13"), ("*:*",))
+
+
+KINDS = {"s3": s3a, "hdfs": minicluster, "json": json_serde}
 
 
 def spark_jars(kind: str) -> list[str]:

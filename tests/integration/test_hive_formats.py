@@ -25,6 +25,10 @@ ROWS = ("(1, 'a,b', 1.50, TIMESTAMP'2024-01-01 10:00:00', DATE'2024-01-01', true
         "named_struct('x', NULL, 'y', ''))")
 
 
+# Hive's JSON SerDe (hive-hcatalog-core, on the session's class path: session_conf(json=True)).
+JSON = "ROW FORMAT SERDE 'org.apache.hive.hcatalog.data.JsonSerDe' STORED AS TEXTFILE"
+
+
 def first_line(exc: BaseException) -> str:
     return str(exc).strip().splitlines()[0]
 
@@ -61,6 +65,7 @@ def location(client: MetastoreClient, db: str, table: str) -> Path:
     "STORED AS SEQUENCEFILE",
     "STORED AS RCFILE",
     "STORED AS AVRO",
+    JSON,
 ])
 def test_tables_the_builtin_wrote_read_the_same(spark: Any, db: str, stored: str) -> None:
     spark.sql(f"CREATE TABLE spark_catalog.{db}.t ({COLUMNS}) PARTITIONED BY (p INT) {stored}")
@@ -168,9 +173,9 @@ def test_unreadable_tables_are_refused_by_name(spark: Any, db: str,
         client.get_table(db, "footer"), name="json", parameters={},
         columns=(Column("a", "string"),),
         storage=replace(client.get_table(db, "footer").storage,
-                        location=None, serde="org.apache.hive.hcatalog.data.JsonSerDe")))
+                        location=None, serde="org.openx.data.jsonserde.JsonSerDe")))
     assert refusal(spark, f"SELECT * FROM hms.{db}.json").endswith(
-        f"hms cannot read table {db}.json: its SerDe org.apache.hive.hcatalog.data.JsonSerDe "
+        f"hms cannot read table {db}.json: its SerDe org.openx.data.jsonserde.JsonSerDe "
         "is not on Spark's class path")
 
 
@@ -182,6 +187,7 @@ STORED = [
     "STORED AS SEQUENCEFILE",
     "STORED AS RCFILE",
     "STORED AS AVRO",
+    JSON,
     "ROW FORMAT SERDE 'org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe' "
     "WITH SERDEPROPERTIES ('field.delim'='|') "
     "STORED AS INPUTFORMAT 'org.apache.hadoop.mapred.TextInputFormat' "
