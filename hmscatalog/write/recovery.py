@@ -136,6 +136,9 @@ def recover(client: MetastoreClient, table: Table, locked: bool = False,
         forward = record.state == "committed" or (
             record.state == "committing" and steps.moves_done(storage, record))
         if forward:
+            # A commit with nothing to move (a TRUNCATE, an overwrite by no rows) can die
+            # before it made its partitions' new, empty directories.
+            steps.make_planned_dirs(storage, record)
             steps.publish(client, storage, table, record, [])
         elif record.state != "writing":
             problems = steps.roll_back(client, storage, table, record)

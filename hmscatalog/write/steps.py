@@ -68,10 +68,16 @@ def moves_done(storage: Storage, record: CommitRecord) -> bool:
     return not record.moves or _done(storage, *record.moves[-1])
 
 
-def move_files(storage: Storage, record: CommitRecord) -> None:
-    """Create the planned directories and make every move not made yet, in order."""
+def make_planned_dirs(storage: Storage, record: CommitRecord) -> None:
+    """Create the directories the commit planned (each partition's new one among them), those
+    that do not exist yet."""
     for directory in record.created_dirs:
         storage.make_dirs(directory)
+
+
+def move_files(storage: Storage, record: CommitRecord) -> None:
+    """Create the planned directories and make every move not made yet, in order."""
+    make_planned_dirs(storage, record)
     for source, target in record.moves:
         if _done(storage, source, target):
             continue

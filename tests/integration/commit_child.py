@@ -2,11 +2,12 @@
 
     python commit_child.py URI DB TABLE MODE STATIC ROWS
 
-``STATIC`` is a JSON object of static partition values (``null`` for none) and ``ROWS`` a JSON
-object of partition name (``""`` for an unpartitioned table) to the values of column ``v``.
-Each partition's rows are staged as three Parquet files (``files`` when called), the way
-Spark's tasks stage them, then committed. Faults come from ``HMSCATALOG_FAULTS`` (see
-:mod:`hmscatalog.write.faults`).
+``MODE`` is ``append``, ``overwrite`` or ``truncate`` (TRUNCATE TABLE of the partitions
+``ROWS`` names, every one if it names none). ``STATIC`` is a JSON object of static partition
+values (``null`` for none) and ``ROWS`` a JSON object of partition name (``""`` for an
+unpartitioned table) to the values of column ``v``. Each partition's rows are staged as three
+Parquet files (``files`` when called), the way Spark's tasks stage them, then committed. Faults
+come from ``HMSCATALOG_FAULTS`` (see :mod:`hmscatalog.write.faults`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import pyarrow.parquet as pq
 
 from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.write.commit import TableCommit
+from hmscatalog.write.truncate import truncate
 
 FILES_PER_PARTITION = 3
 
@@ -30,6 +32,9 @@ def write(uri: str, database: str, name: str, mode: str, static: Mapping[str, st
           files: int = FILES_PER_PARTITION) -> None:
     with MetastoreClient(uri, timeout_s=60, backoff_s=0.1) as client:
         table = client.get_table(database, name)
+        if mode == "truncate":
+            truncate(client, table, [p for p in rows if p] or None)
+            return
         commit = TableCommit(client, table, uuid.uuid4().hex[:16])
         commit.lock_timeout_s = lock_timeout_s
         commit.begin()

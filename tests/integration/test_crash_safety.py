@@ -93,6 +93,32 @@ def test_a_write_killed_at_any_step_leaves_the_table_before_or_after(
     assert table_state(client, table) == applied(state, mode, rows)
     assert leftovers(client, table) == []
 
+@pytest.mark.parametrize("partitioned", [True, False])
+@pytest.mark.parametrize("faults", ["kill@begin", "kill@commit-record", "kill@committed",
+                                    "kill@statistics", "kill@cleanup"])
+def test_a_truncate_killed_at_any_step_leaves_the_table_before_or_after(
+        client: MetastoreClient, metastore_uri: str, unique_db: str, tmp_path: Path,
+        partitioned: bool, faults: str) -> None:
+    """TRUNCATE TABLE [PARTITION] is committed as an overwrite by no rows: killed at any step,
+    recovery leaves every partition it empties either as before or empty, never half."""
+    table = make_table(client, metastore_uri, unique_db, tmp_path, partitioned)
+    before = table_state(client, table)
+    emptied: dict[str, list[int]] = {"k=3": []} if partitioned else {"": []}
+    after = applied(before, "overwrite", emptied)
+
+    child = run_child(metastore_uri, unique_db, "truncate", None, emptied, faults)
+    assert child.returncode == -signal.SIGKILL, (child.returncode, child.stderr[-2000:])
+    result = recover(client, table)
+    # With no files to move, a truncate whose record is written may be finished rather than
+    # undone; either way its partitions are wholly before or wholly after.
+    assert len(result.finished + result.undone) == 1, result
+    assert table_state(client, table) == (after if result.finished else before)
+    assert leftovers(client, table) == []
+
+    write(metastore_uri, unique_db, "t", "truncate", None, emptied)
+    assert table_state(client, table) == after
+
+
 def test_recovery_from_the_command_line_and_leftovers_without_a_record(
         client: MetastoreClient, metastore_uri: str, unique_db: str, tmp_path: Path) -> None:
     """``hmscatalog recover`` undoes a killed write; staging and trash directories that no
