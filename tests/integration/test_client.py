@@ -21,7 +21,7 @@ from hmscatalog.errors import (
     UnsupportedFormat,
 )
 from hmscatalog.metastore.client import MetastoreClient
-from hmscatalog.metastore.model import StorageFormat
+from hmscatalog.metastore.model import VIRTUAL_VIEW, Column, Storage, StorageFormat, Table
 
 pytestmark = [pytest.mark.integration, pytest.mark.metastore]
 
@@ -253,3 +253,23 @@ def test_failover_to_the_next_uri(metastore_uri: str) -> None:
     with MetastoreClient(f"{dead},{metastore_uri}", connect_timeout_s=1) as c:
         assert "default" in c.list_databases()
         assert c.connected_to == metastore_uri
+
+
+def test_views_are_kept_with_their_texts_and_listed(client: MetastoreClient,
+                                                    unique_db: str) -> None:
+    """A view (as Hive stores one: no location, its original and expanded texts) reads back
+    with both texts, and ``list_views`` names the views of a database and nothing else."""
+    client.new_table(unique_db, "t", [("a", "int")])
+    client.create_table(Table(
+        database=unique_db, name="v", table_type=VIRTUAL_VIEW, columns=(Column("a", "int"),),
+        storage=Storage(location=None, input_format=None, output_format=None, serde=None),
+        view_original_text="select a from t",
+        view_expanded_text=f"select `t`.`a` from `{unique_db}`.`t`"))
+    view = client.get_table(unique_db, "v")
+    assert view.table_type == VIRTUAL_VIEW
+    assert (view.view_original_text, view.view_expanded_text) == (
+        "select a from t", f"select `t`.`a` from `{unique_db}`.`t`")
+    assert client.list_views(unique_db) == ["v"]
+    assert sorted(client.list_tables(unique_db)) == ["t", "v"]
+    with pytest.raises(NoSuchNamespace, match="'no_such_db'"):
+        client.list_views("no_such_db")
