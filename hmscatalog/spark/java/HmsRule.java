@@ -16,7 +16,7 @@ import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation;
  * commands it runs itself (MSCK REPAIR TABLE, ALTER TABLE RECOVER PARTITIONS, SHOW PARTITIONS,
  * ANALYZE TABLE, DESCRIBE TABLE ... PARTITION), and expands views stored in an hms catalog's
  * metastore ({@link ViewExpansion}).
- * Nodes are told apart by class name only, so this compiles against every supported Spark.
+ * Commands are told apart by class name only, so this compiles against every supported Spark.
  */
 final class HmsRule extends Rule<LogicalPlan> {
   private static final Set<String> COMMANDS =
