@@ -15,8 +15,10 @@ The masks stay inside this package: callers ask :meth:`BoundPredicate.may_match`
 
 from __future__ import annotations
 
+import datetime
 import operator
 from collections.abc import Callable, Sequence
+from decimal import Decimal
 from typing import Any
 
 from hmscatalog.expressions.bound import (
@@ -132,7 +134,7 @@ def _positive(node: Predicate, position: int) -> Truth:
         case BoundNullSafe(_, literal):
             return lambda values: _null_safe(_at(values, position), literal)
         case BoundIn(_, literals):
-            return lambda values: _in(_at(values, position), literals)
+            return _membership(position, literals)
         case BoundIsNull():
             return lambda values: _null(_at(values, position))
         case BoundStartsWith(_, prefix):
@@ -174,6 +176,34 @@ def _in(current: Any, literals: tuple[Any, ...]) -> int:
         if result == TRUE:
             break
     return result
+
+
+# Types whose equality agrees with their hashes, across all of them (Python's numbers, strings,
+# dates and times), and whose == never raises between them.
+_HASHED = frozenset({bool, int, float, Decimal, str, datetime.date, datetime.datetime})
+
+
+def _hashed(value: Any) -> bool:
+    kind = type(value)
+    if kind is float:
+        return value == value  # not NaN
+    if kind is Decimal:
+        return not value.is_nan()
+    return kind in _HASHED
+
+
+def _membership(position: int, literals: tuple[Any, ...]) -> Truth:
+    """``IN`` as one set lookup for the values that allow it (a runtime filter's list can hold
+    thousands), the rest compared one by one: the same truth as :func:`_in` over them all."""
+    hashed = frozenset(literal for literal in literals if _hashed(literal))
+    rest = tuple(literal for literal in literals if not _hashed(literal))
+
+    def truth(values: Sequence[Any]) -> int:
+        current = _at(values, position)
+        if not _hashed(current):
+            return _in(current, literals)
+        return TRUE if current in hashed else _in(current, rest)
+    return truth
 
 
 def _null(current: Any) -> int:

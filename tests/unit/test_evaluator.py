@@ -72,3 +72,33 @@ def test_prunes_only_partitions_that_can_never_be_true() -> None:
     assert _keeps(eq("hr", 7) | Opaque("?"), (None, None, None))
     assert not _keeps(IsNotNull("hr"), (None, None, None))
     assert not _keeps(eq("hr", 7) & Opaque("?"), (None, None, None))
+
+
+def test_in_lists_give_the_truth_of_one_comparison_per_value() -> None:
+    """IN is a set lookup where the values allow it; across numbers of every kind, strings,
+    dates, NaN, NULL and values that cannot be compared, its truth is that of comparing the
+    column's value with each literal in turn."""
+    import itertools
+    import math
+    from decimal import Decimal
+
+    from hmscatalog.expressions.bound import UNCOMPARABLE, UNSET
+    from hmscatalog.expressions.evaluator import _in, _membership
+
+    nan = math.nan
+    pool = [1, 1.0, True, Decimal("1"), Decimal("NaN"), 2, "1", nan, None, UNCOMPARABLE,
+            dt.date(2024, 1, 5), dt.datetime(2024, 1, 5), object()]
+    currents = [*pool, UNSET, float("nan"), 1.5, 0]
+    for size in range(4):
+        for literals in itertools.permutations(pool, size):
+            truth = _membership(0, literals)
+            for current in currents:
+                assert truth((current,)) == _in(current, literals), (current, literals)
+
+
+def test_a_long_in_list_prunes_by_lookup() -> None:
+    values = tuple(range(0, 20_000, 2))
+    bound = bind(In("hr", values), SPEC)
+    assert bound.may_match((None, None, 4_000))
+    assert not bound.may_match((None, None, 4_001))
+    assert not bound.may_match((None, None, None))
