@@ -17,6 +17,13 @@ EXTERNAL_TABLE = "EXTERNAL_TABLE"
 VIRTUAL_VIEW = "VIRTUAL_VIEW"
 # Where Spark keeps the statistics ANALYZE TABLE computes, in table and partition parameters.
 SPARK_STATISTICS = "spark.sql.statistics."
+SPARK_TOTAL_SIZE = SPARK_STATISTICS + "totalSize"
+SPARK_NUM_ROWS = SPARK_STATISTICS + "numRows"
+
+
+def without_spark_statistics(parameters: Mapping[str, str]) -> dict[str, str]:
+    """``parameters`` without what ANALYZE TABLE stored (:data:`SPARK_STATISTICS`)."""
+    return {k: v for k, v in parameters.items() if not k.startswith(SPARK_STATISTICS)}
 
 
 @dataclass(frozen=True)

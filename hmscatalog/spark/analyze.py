@@ -30,7 +30,14 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from hmscatalog.errors import HmsCatalogError, InvalidPartitionValue, NoSuchPartition
-from hmscatalog.metastore.model import SPARK_STATISTICS, Partition, Table
+from hmscatalog.metastore.model import (
+    SPARK_NUM_ROWS,
+    SPARK_STATISTICS,
+    SPARK_TOTAL_SIZE,
+    Partition,
+    Table,
+    without_spark_statistics,
+)
 from hmscatalog.partitions.codec import DEFAULT_PARTITION_NAME
 from hmscatalog.partitions.types import parse_value
 from hmscatalog.spark.internals.stats import (
@@ -44,10 +51,7 @@ from hmscatalog.spark.statistics import TableStatistics, table_statistics
 if TYPE_CHECKING:
     from hmscatalog.metastore.client import MetastoreClient
 
-PREFIX = SPARK_STATISTICS
-TOTAL_SIZE = PREFIX + "totalSize"
-NUM_ROWS = PREFIX + "numRows"
-COLUMN_STATS = PREFIX + "colStats."
+COLUMN_STATS = SPARK_STATISTICS + "colStats."
 
 
 def new_statistics(old: TableStatistics, size: int,
@@ -59,15 +63,15 @@ def new_statistics(old: TableStatistics, size: int,
     old_rows = -1 if old.rows is None else old.rows
     new: dict[str, str] | None = None
     if size >= 0 and size != old_size:
-        new = {TOTAL_SIZE: str(size)}
+        new = {SPARK_TOTAL_SIZE: str(size)}
     if rows is not None and rows >= 0 and rows != old_rows:
-        new = {TOTAL_SIZE: new[TOTAL_SIZE] if new else str(old_size), NUM_ROWS: str(rows)}
+        new = {SPARK_TOTAL_SIZE: new[SPARK_TOTAL_SIZE] if new else str(old_size),
+               SPARK_NUM_ROWS: str(rows)}
     return new
 
 
 def _with_statistics(parameters: Mapping[str, str], new: dict[str, str]) -> dict[str, str]:
-    kept = {k: v for k, v in parameters.items() if not k.startswith(PREFIX)}
-    return {**kept, **new}
+    return {**without_spark_statistics(parameters), **new}
 
 
 def analyze(jvm: Jvm, client: MetastoreClient, catalog: str, table: Table,
@@ -108,8 +112,8 @@ def analyze_columns(jvm: Jvm, client: MetastoreClient, catalog: str, table: Tabl
     kept = {k: v for k, v in table.parameters.items()
             if k.startswith(COLUMN_STATS)
             and k[len(COLUMN_STATS):].split(".", 1)[0].lower() not in analyzed}
-    new = {TOTAL_SIZE: str(_total_size(jvm, client, table)), NUM_ROWS: str(rows), **kept,
-           **{COLUMN_STATS + k: v for k, v in computed.items()}}
+    new = {SPARK_TOTAL_SIZE: str(_total_size(jvm, client, table)), SPARK_NUM_ROWS: str(rows),
+           **kept, **{COLUMN_STATS + k: v for k, v in computed.items()}}
     client.alter_table(table.with_parameters(_with_statistics(table.parameters, new)))
 
 

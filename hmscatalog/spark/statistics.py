@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from hmscatalog.metastore.model import SPARK_STATISTICS
+from hmscatalog.metastore.model import SPARK_NUM_ROWS, SPARK_TOTAL_SIZE
 from hmscatalog.spark.jvm import JavaProxy, Jvm
 
 READ = "org.apache.spark.sql.connector.read"
@@ -39,9 +39,9 @@ def table_statistics(parameters: Mapping[str, str]) -> TableStatistics:
     Hive's; of Hive's, ``totalSize`` if above zero, else ``rawDataSize`` if above zero (an
     external table's ``totalSize`` is zero), with ``numRows`` only if above zero (Hive writes
     zeros when it gathers no statistics)."""
-    spark_size = _number(parameters, SPARK_STATISTICS + "totalSize")
+    spark_size = _number(parameters, SPARK_TOTAL_SIZE)
     if spark_size is not None:
-        return TableStatistics(spark_size, _number(parameters, SPARK_STATISTICS + "numRows"))
+        return TableStatistics(spark_size, _number(parameters, SPARK_NUM_ROWS))
     rows = _number(parameters, "numRows")
     rows = rows if rows is not None and rows > 0 else None
     for key in ("totalSize", "rawDataSize"):

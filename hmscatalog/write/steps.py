@@ -12,14 +12,20 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
 from hmscatalog.errors import HmsCatalogError, NoSuchPartition
 from hmscatalog.metastore import model
 from hmscatalog.metastore.client import MetastoreClient
-from hmscatalog.metastore.model import SPARK_STATISTICS, Partition, StorageFormat, Table
+from hmscatalog.metastore.model import (
+    SPARK_STATISTICS,
+    Partition,
+    StorageFormat,
+    Table,
+    without_spark_statistics,
+)
 from hmscatalog.partitions.codec import make_part_name, parse_part_name
 from hmscatalog.storage.filesystems import Entry, Storage
 from hmscatalog.write import faults
@@ -122,7 +128,7 @@ def publish(client: MetastoreClient, storage: Storage, table: Table, record: Com
             table.database, table.name, list(record.updated))
         _alter(client, table, parts, lambda name, part: replace(
             part, storage=_placed(storage, part, record.targets[name], name in record.relocated),
-            parameters={**_without_spark_statistics(part.parameters),
+            parameters={**without_spark_statistics(part.parameters),
                         **statistics(storage, table, Path(record.targets[name]))}))
     stale = [key for key in table.parameters if key.startswith(SPARK_STATISTICS)]
     if record.table_parameters is not None:
@@ -132,17 +138,11 @@ def publish(client: MetastoreClient, storage: Storage, table: Table, record: Com
         else:  # the new location and statistics in one call
             current = client.get_table(table.database, table.name)
             client.alter_table(replace(
-                current, parameters={**_without_spark_statistics(current.parameters), **stats},
+                current, parameters={**without_spark_statistics(current.parameters), **stats},
                 storage=_placed(storage, current, record.targets[""], True)))
     elif stale and (record.new or record.updated):
         # The table's totals from ANALYZE TABLE no longer hold; the built-in drops them too.
         client.alter_table_parameters(table.database, table.name, unset=stale)
-
-
-def _without_spark_statistics(parameters: Mapping[str, str]) -> dict[str, str]:
-    """``parameters`` without what ANALYZE TABLE computed before the data changed (Hive's
-    statistics of the new files replace them)."""
-    return {k: v for k, v in parameters.items() if not k.startswith(SPARK_STATISTICS)}
 
 
 def _placed(storage: Storage, part: Partition | Table, location: str,
