@@ -57,8 +57,10 @@ log = logging.getLogger(__name__)
 STAGING_PREFIX = ".hms-staging-"
 TRASH_PREFIX = ".hms-trash-"
 
-# Spark names a task's files part-<task:05d>-<job id>[_<bucket:05d>][.c<n>]<suffix>.
-_SPARK_FILE = re.compile(r"part-(\d+)-[0-9a-f-]+?(_\d{5})?(?:\.c(\d+))?(\..*|)")
+# Spark names a task's files part-<task:05d>-<job id>[_<bucket:05d>]<counter><suffix>, where
+# the counter tells apart the files of one task (spark.sql.files.maxRecordsPerFile): -c<n>
+# when the write has no partition columns, .c<n> when it has.
+_SPARK_FILE = re.compile(r"part-(\d+)-[0-9a-f-]+?(_\d{5})?(?:[-.]c(\d+))?(\..*|)")
 
 Mode = Literal["append", "overwrite"]
 
