@@ -3,13 +3,21 @@ keeps a name of its own, and a commit that would move a file onto another fails,
 
 from __future__ import annotations
 
+import os
+import signal
+import uuid
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
+from crash_helpers import leftovers, make_table, stopped_child, table_state
 
+from hmscatalog.errors import HmsCatalogError
 from hmscatalog.metastore.client import MetastoreClient
+from hmscatalog.write.commit import TableCommit
 
 pytestmark = [pytest.mark.integration, pytest.mark.metastore]
 
@@ -60,3 +68,72 @@ def test_a_task_writing_several_files_keeps_every_one(
     else:
         assert table.parameters["numRows"] == "1000"
         assert table.parameters["numFiles"] == str(files)
+
+
+def _stage(commit: TableCommit, files: dict[str, list[int]], partition: str = "k=4") -> None:
+    """Stage files (name → values of column ``v``) as the write's tasks would."""
+    directory = commit.staging / partition
+    directory.mkdir(parents=True, exist_ok=True)
+    for name, values in files.items():
+        pq.write_table(pa.table({"v": pa.array(values, pa.int64())}), directory / name)
+
+
+@pytest.mark.parametrize("collision", ["two-jobs", "reused-write-id"])
+def test_a_commit_that_would_replace_a_file_fails_and_changes_nothing(
+        client: MetastoreClient, metastore_uri: str, unique_db: str, tmp_path: Path,
+        collision: str) -> None:
+    """Files that would get one final name (staged by two jobs with the same task and counter),
+    or a final name a file already has (a write id used twice): the write fails naming both
+    files, its staged files and record go, and the table is as before."""
+    table = make_table(client, metastore_uri, unique_db, tmp_path, partitioned=True)
+    spark_name = "part-00000-{}-c000.snappy.parquet"
+    if collision == "reused-write-id":
+        first = TableCommit(client, table, "20240101000000-aaaaaaaaaaaa")
+        first.begin()
+        _stage(first, {spark_name.format(uuid.uuid4()): [100, 101]})
+        first.commit("append")
+    before = table_state(client, table)
+    commit = TableCommit(client, table, "20240101000000-aaaaaaaaaaaa")
+    commit.begin()
+    staged = [spark_name.format(uuid.uuid4()) for _ in range(2 if collision == "two-jobs" else 1)]
+    _stage(commit, dict(zip(staged, [[200, 201], [202]], strict=False)))
+    with pytest.raises(HmsCatalogError) as raised:
+        commit.commit("append")
+    target = f"file:{tmp_path}/t/k=4/part-20240101000000-aaaaaaaaaaaa-00000-0.snappy.parquet"
+    if collision == "two-jobs":
+        first_staged, second_staged = sorted(staged)
+        assert str(raised.value).startswith(
+            f"two files would be moved to {target}: file:{commit.staging}/k=4/{first_staged} "
+            f"and file:{commit.staging}/k=4/{second_staged};")
+    else:
+        assert str(raised.value).startswith(
+            f"file:{commit.staging}/k=4/{staged[0]} would be moved to {target}, which exists;")
+    assert table_state(client, table) == before
+    assert leftovers(client, table) == []
+    assert list((tmp_path / "t" / ".hms-commits").glob("*.json")) == []
+
+
+def test_a_file_missing_after_the_moves_fails_the_write_undone(
+        client: MetastoreClient, metastore_uri: str, unique_db: str, tmp_path: Path) -> None:
+    """A write stopped before the last of its three moves; meanwhile one of its moved files
+    goes. The commit finds fewer files in place than it staged and undoes the write instead
+    of publishing the two."""
+    table = make_table(client, metastore_uri, unique_db, tmp_path, partitioned=True)
+    before = table_state(client, table)
+    child = stopped_child(metastore_uri, unique_db, "move:3", {"k=3": [100, 101, 102]})
+    try:
+        moved = min(p for p in (tmp_path / "t" / "k=3").iterdir()
+                    if not p.name.startswith(".")
+                    and pq.read_table(p).column("v").to_pylist() == [100])
+        moved.unlink()
+        os.kill(child.pid, signal.SIGCONT)
+        _, err = child.communicate(timeout=120)
+    finally:
+        if child.poll() is None:
+            child.kill()
+    assert child.returncode != 0
+    assert f"{moved.name} is not in place after the commit's moves (3 files were staged)" \
+        in err, err[-2000:]
+    assert table_state(client, table) == before
+    assert leftovers(client, table) == []
+    assert list((tmp_path / "t" / ".hms-commits").glob("*.json")) == []
