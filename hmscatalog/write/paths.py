@@ -292,8 +292,9 @@ class PathDirectCommit(direct.RecordedWrite):
 
 
 def recover_path(storage: Storage, root: Path, locked: bool = False) -> list[str]:
-    """Finish or undo every write into the directory ``root`` whose process died; returns
-    their write ids. On local disk and HDFS a write whose every move was made is finished,
+    """Finish or undo every write into the directory ``root`` whose process died, and delete
+    what a save of a record killed halfway left (see :func:`recovery.abandoned`); returns the
+    ids of the writes ended. On local disk and HDFS a write whose every move was made is finished,
     others are undone (under the path's commit lock, taken unless ``locked``); on S3 a write
     whose uploads were completed is finished, others are deleted and their uploads aborted.
 
@@ -303,8 +304,10 @@ def recover_path(storage: Storage, root: Path, locked: bool = False) -> list[str
     journal = Journal(storage, root)
     label = f"path {storage.uri(str(root))}"
     under_lock = locked and storage.renames
-    records = [r for r, age in journal.records() if recovery.is_dead(r, age, under_lock)]
-    if not records:
+    every, unsaved = journal.scan()
+    records = [r for r, age in every if recovery.is_dead(r, age, under_lock)]
+    stale = recovery.abandoned(unsaved, under_lock)
+    if not records and not stale:
         return []
     if storage.renames and not locked:
         with TableLock(storage, root, label, "recovery"):
@@ -332,4 +335,8 @@ def recover_path(storage: Storage, root: Path, locked: bool = False) -> list[str
         journal.remove(record.write_id)
         log.warning("%s write %s into %s, whose process died",
                     "finished" if forward else "undid", record.write_id, label)
+    for found in stale:
+        storage.delete(str(found.path))
+        log.warning("removed %s, left by a process killed while it saved the record of a "
+                    "write into %s", storage.uri(str(found.path)), label)
     return [r.write_id for r in records]
