@@ -70,6 +70,29 @@ def test_a_task_writing_several_files_keeps_every_one(
         assert table.parameters["numFiles"] == str(files)
 
 
+@pytest.mark.spark
+@pytest.mark.parametrize(("partition_by", "pattern", "files"), [
+    ([], None, 10), (["p"], "data_{i}", 12)])
+def test_a_path_write_keeps_every_file_of_a_task(
+        spark: Any, tmp_path: Path, partition_by: list[str], pattern: str | None,
+        files: int) -> None:
+    """The same for ``write_partitioned``, which keeps Spark's names (or numbers the files of
+    each directory): every file stays, read back by Spark's own Parquet source."""
+    from hmscatalog.spark import write_partitioned
+
+    df = spark.sql(f"SELECT id, CAST(id % 2 AS INT) AS p FROM {SOURCE}")
+    path = tmp_path / "out"
+    spark.conf.set("spark.sql.files.maxRecordsPerFile", "100")
+    try:
+        result = write_partitioned(df, str(path), partition_by, filename_pattern=pattern)
+    finally:
+        spark.conf.unset("spark.sql.files.maxRecordsPerFile")
+    assert (result.files, result.rows) == (files, 1000)
+    assert len(_data_files(f"file:{path}")) == files
+    back = spark.read.parquet(str(path)).select("id", "p")
+    assert sorted(tuple(r) for r in back.collect()) == sorted(tuple(r) for r in df.collect())
+
+
 def _stage(commit: TableCommit, files: dict[str, list[int]], partition: str = "k=4") -> None:
     """Stage files (name → values of column ``v``) as the write's tasks would."""
     directory = commit.staging / partition
