@@ -56,12 +56,15 @@ def run(args: argparse.Namespace) -> int:
 
 
 def run_path(args: argparse.Namespace) -> int:
+    from hmscatalog.errors import HmsCatalogError
     from hmscatalog.storage.filesystems import open_storage
     from hmscatalog.write.paths import recover_path
 
     options = {key: value for key, value in (("s3.endpoint", args.s3_endpoint),
                                              ("s3.region", args.s3_region)) if value}
-    storage, root = open_storage(args.path.rstrip("/"), options)
+    storage, root = open_storage(args.path.rstrip("/") or args.path, options)
+    if storage.list(root) is None:  # a mistyped path is not a path with nothing to recover
+        raise HmsCatalogError(f"path {storage.uri(root)} does not exist or is not a directory")
     ended = recover_path(storage, Path(root))
     for write_id in ended:
         print(f"ended write {write_id}")

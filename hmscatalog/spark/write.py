@@ -203,7 +203,11 @@ class HmsBatchWrite(JavaProxy):
             self._commit = TableCommit(context.metastore, table, self._write_id)
             output, elsewhere = self._commit.staging_uri, []
         self._commit.begin()
-        self._files = self._setup(info, output, elsewhere)
+        try:
+            self._files = self._setup(info, output, elsewhere)
+        except BaseException:  # refused before any task ran: no record is left
+            self._commit.abort()
+            raise
 
     def _setup(self, info: Any, output: str,
                elsewhere: list[tuple[dict[str, str], str]]) -> FileWrite:

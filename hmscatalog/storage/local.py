@@ -12,6 +12,7 @@ import shutil
 from pathlib import Path
 
 from hmscatalog.storage.filesystems import Storage
+from hmscatalog.write import faults
 
 
 def _fsync_dir(directory: str) -> None:
@@ -96,6 +97,7 @@ class LocalStorage(Storage):
             out.write(text)
             out.flush()
             os.fsync(out.fileno())
+        faults.reached("record-replace")  # tests kill a save here
         os.replace(temporary, path)
         _fsync_dir(directory)
 

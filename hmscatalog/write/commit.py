@@ -8,8 +8,10 @@ Tasks write into a hidden staging directory under the table location
 2. plans every step and saves the plan (state ``committing``): the files each replaced partition
    holds go to a hidden trash directory (overwrite only), then the staged files go into the
    partition directories, named ``part-<write id>-<task>-<n><suffix>`` so that no write
-   replaces another's file;
-3. makes the moves, then saves the record as ``committed``: the write is now final;
+   replaces another's file; a plan that would still move a file onto a name already taken
+   (two files to one name, or onto a file that is there) fails the write;
+3. makes the moves, checks that every staged file is in place (as many published as
+   staged), then saves the record as ``committed``: the write is now final;
 4. registers new partitions in the metastore in batches and updates existing ones, with basic
    statistics (numFiles, totalSize, numRows for Parquet);
 5. deletes the trash and staging directories, then the record.
@@ -57,8 +59,11 @@ log = logging.getLogger(__name__)
 STAGING_PREFIX = ".hms-staging-"
 TRASH_PREFIX = ".hms-trash-"
 
-# Spark names a task's files part-<task:05d>-<job id>[_<bucket:05d>][.c<n>]<suffix>.
-_SPARK_FILE = re.compile(r"part-(\d+)-[0-9a-f-]+?(_\d{5})?(?:\.c(\d+))?(\..*|)")
+# Spark names a task's files part-<task:05d>-<job id>[_<bucket:05d>]<counter><suffix>, where
+# the counter tells apart the files of one task (spark.sql.files.maxRecordsPerFile): -c<n>
+# when the write has no partition columns, .c<n> when it has. The job id (hex digits and
+# dashes) is taken as long as it goes: a part of it such as -c12345678901 is no counter.
+_SPARK_FILE = re.compile(r"part-(\d+)-[0-9a-f-]+(_\d{5})?[-.]c(\d+)(\..*|)")
 
 Mode = Literal["append", "overwrite"]
 
@@ -100,7 +105,7 @@ def target_name(write_id: str, name: str, counter: Iterator[int]) -> str:
     # A bucket mark tells apart files of rows with '' in a string partition column (see
     # hmscatalog.spark.write); the usual bucket 0 needs no mark.
     mark = bucket if bucket and bucket != "_00000" else ""
-    return f"part-{write_id}-{int(task):05d}-{int(number or 0)}{mark}{suffix}"
+    return f"part-{write_id}-{int(task):05d}-{int(number)}{mark}{suffix}"
 
 
 def staged_partitions(storage: Storage, staging: Path, depth: int) -> dict[str, list[Path]]:
@@ -173,6 +178,7 @@ class TableCommit(StagedWrite):
         self._table = table
         super().__init__(*_home(table), write_id, table.qualified_name, "append")
         self.lock_timeout_s = LOCK_TIMEOUT_S
+        self._published: list[str] = []  # where the staged files go, as planned
 
     def commit(self, mode: Mode, static: Mapping[str, str] | None = None,
                check: Callable[[int], None] | None = None,
@@ -226,6 +232,8 @@ class TableCommit(StagedWrite):
             self._journal.save(record)
             faults.reached("commit-record")
             steps.move_files(self._storage, record)
+            steps.check_published(self._storage, self._published,
+                                  sum(len(files) for files in staged.values()))
             record.state = "committed"
             faults.reached("committed")
             self._journal.save(record)
@@ -259,7 +267,11 @@ class TableCommit(StagedWrite):
 
     def _plan(self, mode: Mode, staged: dict[str, list[Path]]) -> dict[str, Partition]:
         """Fill the record with every step of the commit; returns the existing partitions that
-        receive files, by name."""
+        receive files, by name.
+
+        Raises:
+            HmsCatalogError: a move would replace a file (:func:`steps.check_moves`).
+        """
         table, record = self._table, self._record
         names = table.partition_spec.names
         existing: dict[str, Partition] = {}
@@ -298,9 +310,12 @@ class TableCommit(StagedWrite):
                 create(trash / (name or "_table"))
                 record.moves += [(str(p), str(trash / (name or "_table") / p.name)) for p in old]
             create(target)
-            record.moves += [(str(p), str(target / target_name(record.write_id, p.name, counter)))
-                             for p in files]
+            moves = [(str(p), str(target / target_name(record.write_id, p.name, counter)))
+                     for p in files]
+            record.moves += moves
+            self._published += [published for _, published in moves]
         record.created_dirs = list(created)
+        steps.check_moves(self._storage, record)
         record.new = [name for name in staged if names and name not in existing]
         record.updated = {name: dict(part.parameters) for name, part in existing.items()}
         if current is not None:

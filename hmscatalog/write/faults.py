@@ -7,8 +7,10 @@ Set ``HMSCATALOG_FAULTS`` to a comma-separated list of ``<action>@<point>[:<n>]`
 named by ``HMSCATALOG_FAULTS_NOTES`` every time (at ``locked``: the order of commits). Without
 the variable every point costs one dictionary lookup. The points are ``begin``, ``locked``,
 ``commit-record``, ``move``, ``committed``, ``register``, ``statistics``, ``retire`` (a path
-write on S3, before it deletes what an overwrite replaced), ``cleanup``, ``abort-record`` and
-``undo-move``.
+write on S3, before it deletes what an overwrite replaced), ``cleanup``, ``abort-record``,
+``undo-move`` and ``record-replace`` (every save of a record on local disk, between writing
+it beside and renaming it over the record: the first save of a write is ``:1``, its
+``committing`` record ``:2``, its ``committed`` one ``:3``).
 """
 
 from __future__ import annotations

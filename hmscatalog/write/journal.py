@@ -49,6 +49,7 @@ HEARTBEAT_S = 10.0
 # Owners on another host are taken for dead once their heartbeat is this old.
 STALE_AFTER_S = 120.0
 _FORMAT = 1
+_TEMPORARY = ".json.tmp"
 
 State = Literal["writing", "committing", "committed", "aborting", "done"]
 
@@ -161,33 +162,77 @@ class Journal:
     def path(self, write_id: str) -> Path:
         return self.directory / f"{write_id}.json"
 
+    def temporary(self, write_id: str) -> Path:
+        """Where a save writes the record before renaming it over :meth:`path` (see
+        :meth:`save`); a process killed in between leaves it."""
+        return self.directory / f".{write_id}{_TEMPORARY}"
+
     def save(self, record: CommitRecord) -> None:
         """Replace the record on disk in one step; it is durable when this returns (see
         :meth:`~hmscatalog.storage.local.LocalStorage.write_atomically`)."""
         self.storage.write_atomically(str(self.path(record.write_id)), record.to_json())
 
     def remove(self, write_id: str) -> None:
+        """Delete the record, and what a save of it killed halfway left beside it (first: a
+        process killed in between leaves the record, which recovery ends again)."""
+        if self.storage.renames:  # where a save writes beside (not on object stores)
+            self.storage.delete(str(self.temporary(write_id)))
         self.storage.delete(str(self.path(write_id)))
 
-    def _paths(self) -> list[Path]:
+    def _paths(self) -> tuple[list[Path], list[Path]]:
+        """The record files, and the temporary files of saves (:meth:`temporary`)."""
         entries = self.storage.list(str(self.directory)) or []
-        return sorted(Path(e.path) for e in entries if e.name.endswith(".json"))
+        return (sorted(Path(e.path) for e in entries if e.name.endswith(".json")),
+                sorted(Path(e.path) for e in entries
+                       if e.name.startswith(".") and e.name.endswith(_TEMPORARY)))
 
     def has_records(self) -> bool:
-        """Whether any record is there (one listing)."""
-        return bool(self._paths())
+        """Whether any record, or file a save left, is there (one listing)."""
+        records, temporaries = self._paths()
+        return bool(records or temporaries)
 
     def records(self) -> list[tuple[CommitRecord, float]]:
         """Every record with the age of its heartbeat in seconds, oldest write first."""
+        return self.scan()[0]
+
+    def scan(self) -> tuple[list[tuple[CommitRecord, float]], list[Unsaved]]:
+        """:meth:`records`, and the temporary files of saves whose record is not there (one
+        listing)."""
+        paths, temporaries = self._paths()
         found = []
-        for path in self._paths():
+        for path in paths:
             try:
                 text = self.storage.read_text(str(path))
                 modified = self.storage.modified(str(path))
             except FileNotFoundError:
                 continue  # finished meanwhile
             found.append((CommitRecord.from_json(text, path), time.time() - modified))
-        return found
+        saved = {path.name for path in paths}
+        unsaved = []
+        for path in temporaries:
+            if path.name[1:].removesuffix(".tmp") in saved:
+                continue  # ends with its record (see remove)
+            try:
+                text = self.storage.read_text(str(path))
+                modified = self.storage.modified(str(path))
+            except FileNotFoundError:
+                continue  # saved or removed meanwhile
+            try:
+                record: CommitRecord | None = CommitRecord.from_json(text, path)
+            except HmsCatalogError:
+                record = None  # written in part
+            unsaved.append(Unsaved(path, record, time.time() - modified))
+        return found, unsaved
+
+
+@dataclass(frozen=True)
+class Unsaved:
+    """The temporary file of a save (:meth:`Journal.temporary`) whose record is not there: a
+    first save under way, or one whose process was killed."""
+
+    path: Path
+    record: CommitRecord | None  # what it holds; None when that was written only in part
+    age_s: float
 
 
 class Heartbeat:

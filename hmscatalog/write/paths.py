@@ -160,10 +160,12 @@ class PathCommit(StagedWrite):
             staged = staged_partitions(self._storage, self.staging, self._depth)
             if self._mode == "overwrite" and self._depth == 0:
                 staged.setdefault("", [])  # the path's files are replaced, even by no rows
-            self._plan(staged)
+            published = self._plan(staged)
             self._journal.save(record)
             faults.reached("commit-record")
             steps.move_files(self._storage, record)
+            steps.check_published(self._storage, published,
+                                  sum(len(files) for files in staged.values()))
             record.state = "committed"
             faults.reached("committed")
             self._journal.save(record)
@@ -180,10 +182,16 @@ class PathCommit(StagedWrite):
             raise
         self._finish()
 
-    def _plan(self, staged: dict[str, list[Path]]) -> None:
+    def _plan(self, staged: dict[str, list[Path]]) -> list[str]:
+        """Fill the record with every step of the commit; returns where the staged files go.
+
+        Raises:
+            HmsCatalogError: a move would replace a file (:func:`steps.check_moves`).
+        """
         storage, record = self._storage, self._record
         trash = Path(record.trash)
         created: dict[str, None] = {}
+        published: list[str] = []
 
         def create(directory: Path) -> None:
             if str(directory) not in created:
@@ -201,12 +209,13 @@ class PathCommit(StagedWrite):
             except HmsCatalogError as exc:
                 raise HmsCatalogError(f"cannot write into {storage.uri(str(target))}: {exc}; "
                                       "append never replaces a file") from exc
+            published += [str(target / b.name) for _, b in renamed]
             if replace_dir:
                 # Name the files in the staging directory, then swap whole directories.
                 record.moves += [(str(a), str(b)) for a, b in renamed if a != b]
                 record.moves += _checksums(storage, renamed)
                 if storage.exists(str(target)):
-                    create(trash / name)
+                    create((trash / name).parent)  # the directory itself moves there
                     record.moves.append((str(target), str(trash / name)))
                 create(target.parent)
                 record.moves.append((str(self.staging / name), str(target)))
@@ -219,7 +228,9 @@ class PathCommit(StagedWrite):
             create(target)
             record.moves += [(str(a), str(target / b.name)) for a, b in renamed]
         record.created_dirs = list(created)
+        steps.check_moves(storage, record)
         record.state = "committing"
+        return published
 
 
 class PathDirectCommit(direct.RecordedWrite):
@@ -281,8 +292,9 @@ class PathDirectCommit(direct.RecordedWrite):
 
 
 def recover_path(storage: Storage, root: Path, locked: bool = False) -> list[str]:
-    """Finish or undo every write into the directory ``root`` whose process died; returns
-    their write ids. On local disk and HDFS a write whose every move was made is finished,
+    """Finish or undo every write into the directory ``root`` whose process died, and delete
+    what a save of a record killed halfway left (see :func:`recovery.abandoned`); returns the
+    ids of the writes ended. On local disk and HDFS a write whose every move was made is finished,
     others are undone (under the path's commit lock, taken unless ``locked``); on S3 a write
     whose uploads were completed is finished, others are deleted and their uploads aborted.
 
@@ -292,8 +304,10 @@ def recover_path(storage: Storage, root: Path, locked: bool = False) -> list[str
     journal = Journal(storage, root)
     label = f"path {storage.uri(str(root))}"
     under_lock = locked and storage.renames
-    records = [r for r, age in journal.records() if recovery.is_dead(r, age, under_lock)]
-    if not records:
+    every, unsaved = journal.scan()
+    records = [r for r, age in every if recovery.is_dead(r, age, under_lock)]
+    stale = recovery.abandoned(unsaved, under_lock)
+    if not records and not stale:
         return []
     if storage.renames and not locked:
         with TableLock(storage, root, label, "recovery"):
@@ -321,4 +335,8 @@ def recover_path(storage: Storage, root: Path, locked: bool = False) -> list[str
         journal.remove(record.write_id)
         log.warning("%s write %s into %s, whose process died",
                     "finished" if forward else "undid", record.write_id, label)
+    for found in stale:
+        storage.delete(str(found.path))
+        log.warning("removed %s, left by a process killed while it saved the record of a "
+                    "write into %s", storage.uri(str(found.path)), label)
     return [r.write_id for r in records]

@@ -10,9 +10,10 @@ to the state before the write or after it, never a mix:
 * ``committed``: finished: missing partitions are registered and statistics recorded;
 * ``aborting``: undone, as the dead process had begun to.
 
-Then staging and trash directories that no live write owns are deleted. Writes whose owner is
-alive are left alone. A retried write therefore never finds another write's files in directories
-it is about to register.
+Then staging and trash directories that no live write owns are deleted, and so are the files a
+save of a record left when its process was killed halfway (``.hms-commits/.<id>.json.tmp``).
+Writes whose owner is alive are left alone. A retried write therefore never finds another
+write's files in directories it is about to register.
 """
 
 from __future__ import annotations
@@ -29,7 +30,15 @@ from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.model import Table
 from hmscatalog.storage.filesystems import on_object_store, open_storage
 from hmscatalog.write import direct, steps
-from hmscatalog.write.journal import CommitRecord, Journal, Owner, records_home, table_home
+from hmscatalog.write.journal import (
+    STALE_AFTER_S,
+    CommitRecord,
+    Journal,
+    Owner,
+    Unsaved,
+    records_home,
+    table_home,
+)
 from hmscatalog.write.lock import TableLock
 
 log = logging.getLogger(__name__)
@@ -49,12 +58,15 @@ class Recovery:
     running: list[str] = field(default_factory=list)  # owners alive: left alone
     retired: list[str] = field(default_factory=list)  # done writes whose replaced files went
     removed: list[str] = field(default_factory=list)  # leftover directories deleted
+    unsaved: list[str] = field(default_factory=list)  # files of killed saves deleted
 
     def __str__(self) -> str:
         parts = [f"{len(self.finished)} interrupted write(s) finished",
                  f"{len(self.undone)} undone",
                  f"{len(self.removed)} leftover director{'y' if len(self.removed) == 1 else 'ies'}"
                  " removed"]
+        if self.unsaved:
+            parts.append(f"{len(self.unsaved)} half-saved record(s) removed")
         if self.retired:
             parts.append(f"replaced files of {len(self.retired)} write(s) deleted")
         if self.running:
@@ -71,6 +83,14 @@ def is_dead(record: CommitRecord, heartbeat_age_s: float, locked: bool) -> bool:
     if record.owner == Owner.this_process():
         return record.write_id not in ACTIVE
     return not record.owner.alive(heartbeat_age_s)
+
+
+def abandoned(unsaved: list[Unsaved], locked: bool) -> list[Unsaved]:
+    """The temporary files of saves (whose record is not there) that no live write will
+    finish: as :func:`is_dead` says of the write they hold, or, when what they hold was
+    written only in part, once they are :data:`STALE_AFTER_S` old (a save takes moments)."""
+    return [u for u in unsaved if (u.age_s >= STALE_AFTER_S if u.record is None
+                                   else is_dead(u.record, u.age_s, locked))]
 
 
 def needs_recovery(table: Table) -> bool:
@@ -109,13 +129,15 @@ def recover(client: MetastoreClient, table: Table, locked: bool = False,
         return result
     leftovers = [e.path for e in entries if e.name.startswith(_LEFTOVER_PREFIXES)]
     now = time.time()
-    every = journal.records()
+    every, unsaved = journal.scan()
     records = [(r, age) for r, age in every if r.state != "done"]
     due = [r for r, _ in every if r.state == "done" and r.retire_after <= now]
     live = [r for r, age in records if not is_dead(r, age, locked)]
     owned = {path for r in live for path in (r.staging, r.trash)}
     result.running = [r.write_id for r in live]
-    if not due and len(live) == len(records) and all(p in owned for p in leftovers):
+    stale = abandoned(unsaved, locked)
+    if not due and not stale and len(live) == len(records) and \
+            all(p in owned for p in leftovers):
         return result
     if not locked:
         try:
@@ -158,6 +180,11 @@ def recover(client: MetastoreClient, table: Table, locked: bool = False,
         if path not in owned and storage.exists(path):
             storage.delete(path)
             result.removed.append(path.rpartition("/")[2])
+    for found in stale:
+        storage.delete(str(found.path))
+        result.unsaved.append(found.path.name)
+        log.warning("removed %s, left by a process killed while it saved the record of a "
+                    "write into %s", storage.uri(str(found.path)), table.qualified_name)
     return result
 
 

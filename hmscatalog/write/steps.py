@@ -74,6 +74,58 @@ def moves_done(storage: Storage, record: CommitRecord) -> bool:
     return not record.moves or _done(storage, *record.moves[-1])
 
 
+def check_moves(storage: Storage, record: CommitRecord) -> None:
+    """Refuse a plan that would move anything onto a name already taken: two moves to one
+    target, or a target that exists when its move is made (a directory the plan creates
+    among them) and that no earlier move takes away. One listing per target directory, none
+    for the directories the plan creates.
+
+    Raises:
+        HmsCatalogError: naming both files.
+    """
+    created = set(record.created_dirs)
+    listed: dict[str, set[str]] = {}
+    planned: dict[str, str] = {}  # target -> the source moved there
+    moved_away: set[str] = set()
+    for source, target in record.moves:
+        if target in planned:
+            raise HmsCatalogError(
+                f"two files would be moved to {storage.uri(target)}: "
+                f"{storage.uri(planned[target])} and {storage.uri(source)}; the write is "
+                "refused rather than let one replace the other")
+        directory, _, name = target.rpartition("/")
+        if directory not in listed:
+            listed[directory] = set() if directory in created else \
+                {e.name for e in storage.list(directory) or ()}
+        if (name in listed[directory] or target in created) and target not in moved_away:
+            raise HmsCatalogError(
+                f"{storage.uri(source)} would be moved to {storage.uri(target)}, which exists; "
+                "the write is refused rather than replace it")
+        planned[target] = source
+        moved_away.add(source)
+
+
+def check_published(storage: Storage, published: Sequence[str], staged: int) -> None:
+    """After the moves: the files published (their final paths) are as many as were staged,
+    and every one is in place. One listing per directory.
+
+    Raises:
+        HmsCatalogError: naming a file that is not in place.
+    """
+    if len(set(published)) != staged:
+        raise HmsCatalogError(f"{staged} files were staged but the commit would publish "
+                              f"{len(set(published))}")
+    names: dict[str, set[str]] = {}
+    for path in published:
+        directory, _, name = path.rpartition("/")
+        if directory not in names:
+            names[directory] = {e.name for e in storage.list(directory) or ()}
+        if name not in names[directory]:
+            raise HmsCatalogError(
+                f"{storage.uri(path)} is not in place after the commit's moves ({staged} "
+                "files were staged); the write is undone rather than publish fewer")
+
+
 def make_planned_dirs(storage: Storage, record: CommitRecord) -> None:
     """Create the directories the commit planned (each partition's new one among them), those
     that do not exist yet."""
