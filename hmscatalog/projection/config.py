@@ -31,8 +31,11 @@ YDB spellings are accepted so that its users can move over: ``.min``/``.max`` in
 ``.range`` (for dates, in the column's format or ``yyyy-MM-dd``), ``.unit`` instead of
 ``.interval.unit``, ``strptime`` formats (``%Y-%m-%d``; see :mod:`hmscatalog.projection.dates`
 for the mapping), and templates without a scheme or leading ``/`` (``${year}/${month}``), which
-are taken relative to the table location. YDB's backslash escapes in templates are not supported
-(a ``$`` not followed by ``{`` needs none).
+are taken relative to the table location. An absolute path without a scheme (``/data/${year}``)
+is on the table location's file system (its scheme and authority, as Hadoop resolves a path
+against a parent), which Hive and Spark qualified with the default file system when the table was
+made. YDB's backslash escapes in templates are not supported (a ``$`` not followed by ``{`` needs
+none).
 
 ``NOW`` is read from ``clock`` when the properties are parsed, in UTC; parse them again for each
 scan (it is cheap) so that a long-lived object does not keep an old ``NOW``.
@@ -62,6 +65,7 @@ from hmscatalog.projection.columns import (
 from hmscatalog.projection.dates import NOW_PATTERN, DateFormat, DateFormatError, Unit, resolve_now
 from hmscatalog.projection.errors import InvalidProjection
 from hmscatalog.projection.values import DEFAULT_MAX_PARTITIONS, Projection
+from hmscatalog.storage.locations import resolve_location
 
 ENABLED = PROJECTION_ENABLED
 TEMPLATE = "storage.location.template"
@@ -76,7 +80,6 @@ _SETTINGS = {
 _SUFFIXES = ("interval.unit", "type", "values", "range", "min", "max", "interval", "digits",
              "format", "unit")
 _PLACEHOLDER = re.compile(r"\$\{([^}]*)\}")
-_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 _LONG_MIN, _LONG_MAX = INTEGRAL_RANGES["bigint"]
 _ISO = DateFormat("yyyy-MM-dd")
@@ -409,6 +412,4 @@ def _template(template: str | None, names: list[str], table_location: str,
             raise InvalidProjection(
                 f"{prefix}Partition projection location template: {template} is missing "
                 f"partition column: '{name}' placeholder")
-    if not _SCHEME.match(template) and not template.startswith("/"):
-        template = table_location.rstrip("/") + "/" + template  # YDB: relative to the table
-    return template
+    return resolve_location(template, table_location)

@@ -37,6 +37,14 @@ from hmscatalog.partitions.codec import (
 from hmscatalog.partitions.spec import PartitionSpec
 from hmscatalog.partitions.types import format_value, parse_value
 from hmscatalog.sources.source import ReadTarget, SelectedPartition, Selection
+from hmscatalog.sources.versions import (
+    COMMITS_DIR,
+    Versions,
+    check_one_version,
+    is_version,
+    load_versions,
+    refuse_old_layout,
+)
 from hmscatalog.storage.filesystems import Entry, Storage, open_storage
 from hmscatalog.storage.globs import Glob, State, select_files
 
@@ -138,7 +146,7 @@ _Item = tuple[str, tuple[str | None, ...], State | None]
 def discover(storage: Storage, root: str, spec: PartitionSpec, predicate: Predicate,
              limits: DiscoveryLimits = DiscoveryLimits(), where: str = "",
              skip_bad_keys: bool = False, glob: Glob | None = None,
-             with_files: bool = False) -> Discovery:
+             with_files: bool = False, versions: bool = False) -> Discovery:
     """Walk ``root`` (a path in ``storage``) for the partitions of ``spec`` that ``predicate``
     does not rule out.
 
@@ -150,14 +158,20 @@ def discover(storage: Storage, root: str, spec: PartitionSpec, predicate: Predic
             the partition levels; the rest selects files below the partition directories.
         with_files: list every selected partition directory and name its visible files
             (``FoundPartition.files``); directories without any are dropped.
+        versions: read the version directories hms writes as
+            :mod:`~hmscatalog.sources.versions` says, by the write records below ``root``
+            (one listing of ``.hms-commits`` more, unless the root is listed anyway): a
+            partition directory that holds hidden files is listed and its files named.
 
     Raises:
-        InvalidPartitionSpec: a directory's key is not the column expected at its level.
+        InvalidPartitionSpec: a directory's key is not the column expected at its level; with
+            ``versions``, a partition directory holds more than one version.
         TooManyPartitions: a limit of ``limits`` was exceeded (nothing has been read).
     """
     where = where or storage.uri(root)
     bound = bind(predicate, spec)
     walk = _Walk(storage, spec, bound, limits, where, skip_bad_keys)
+    walk.root = root.rstrip("/") if versions else None
     level: list[_Item] = [(root.rstrip("/"), (), glob.start() if glob else None)]
     listed = 0
     for depth, column in enumerate(spec.columns):
@@ -172,6 +186,8 @@ def discover(storage: Storage, root: str, spec: PartitionSpec, predicate: Predic
         if last:
             listed = walk.seen
             walk.check(len(level))
+    if walk.root is not None and walk.versions is None:  # the root was not listed
+        walk.versions = load_versions(storage, walk.root)
     found = sorted(walk.leaves(level, with_files) if spec.columns else [],
                    key=lambda p: p.path)
     if len(found) > limits.warn_partitions:
@@ -201,6 +217,8 @@ class _Walk:
         self.where = where
         self.start = storage.list_calls
         self.seen = 0
+        self.root: str | None = None  # where write records are read (versions), if anywhere
+        self.versions: Versions | None = None
 
     def _list_all(self, paths: list[str]) -> list[list[Entry] | None]:
         self._check_calls(len(paths))
@@ -210,16 +228,21 @@ class _Walk:
         column = self.spec.columns[depth]
         kept: list[_Item] = []
         self.seen = 0
-        for (_, values, state), entries in zip(level, self._list_all([p for p, _, _ in level]),
-                                               strict=True):
+        for (path, values, state), entries in zip(level,
+                                                  self._list_all([p for p, _, _ in level]),
+                                                  strict=True):
+            if path == self.root:
+                self._read_versions(entries or [])
             for entry in entries or ():
                 if not entry.is_dir:
                     continue
                 parts = split_directory(entry.name)
-                if parts is None:
-                    continue
                 matches, after = _step(state, entry.name)
                 if not matches:  # a glob selects paths before their keys are checked
+                    continue
+                if parts is None:
+                    if path == self.root and is_version(entry.name) and self._visible(entry):
+                        refuse_old_layout(self.storage, self.where, entry)
                     continue
                 key, value = parts
                 if key.lower() != column.name:
@@ -255,17 +278,35 @@ class _Walk:
 
     def leaves(self, level: list[_Item], with_files: bool) -> list[FoundPartition]:
         """The partitions of the last level. Where a glob still has segments to match (or
-        ``with_files``), the files below each directory are listed (:func:`select_files`:
-        through plain subdirectories too), one found partition per directory holding some."""
+        ``with_files``, or hidden versions are in it), the files below each directory are
+        listed (:func:`select_files`: through plain subdirectories too), one found partition
+        per directory holding some."""
+        versions = self.versions
+
+        def listed(path: str, state: State | None) -> bool:
+            return state is not None or with_files or (
+                versions is not None and versions.touches(path))
+
         found = [FoundPartition(values, path) for path, values, state in level
-                 if state is None and not with_files]
-        listed = [(path, values, state) for path, values, state in level
-                  if state is not None or with_files]
-        groups = select_files(self._list_all, [(path, state) for path, _, state in listed])
-        for (_, values, _), holders in zip(listed, groups, strict=True):
+                 if not listed(path, state)]
+        chosen = [(path, values, state) for path, values, state in level if listed(path, state)]
+        lister = self._list_all if versions is None else versions.filtered(self._list_all)
+        groups = select_files(lister, [(path, state) for path, _, state in chosen])
+        for (path, values, _), holders in zip(chosen, groups, strict=True):
+            if versions is not None:
+                check_one_version(self.storage, self.where, path, holders)
             found.extend(FoundPartition(values, directory, tuple(files))
                          for directory, files in holders)
         return found
+
+    def _read_versions(self, entries: list[Entry]) -> None:
+        """The write records' versions, from the root's listing: no records, nothing hidden."""
+        has_records = any(e.name == COMMITS_DIR and e.is_dir for e in entries)
+        assert self.root is not None
+        self.versions = load_versions(self.storage, self.root) if has_records else Versions()
+
+    def _visible(self, entry: Entry) -> bool:
+        return self.versions is None or self.versions.visible(entry)
 
     def _may_match(self, strings: tuple[str | None, ...]) -> bool:
         """Whether the predicate can be true below a directory with these values (of the
@@ -316,8 +357,11 @@ class DiscoverySource:
         where = f"Table {target.qualified_name}"
         limits = DiscoveryLimits.from_properties(target.properties, where)
         glob = config.read_glob(target.properties, where, root)
+        # A path read is a tree reader: it follows the write records (hmscatalog.sources.
+        # versions); a discovery table's scan reads the partition directories themselves.
         discovery = discover(storage, root, target.partition_spec, predicate, limits,
-                             where=target.where, glob=glob, with_files=self._with_files)
+                             where=target.where, glob=glob, with_files=self._with_files,
+                             versions=target.table is None)
         partitions, files = [], {}
         for found in discovery.partitions:
             location = storage.uri(found.path)

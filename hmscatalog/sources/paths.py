@@ -10,11 +10,15 @@ its first glob segment: Spark would make every match a base of its own and so dr
 the glob walks through, which would leave ``dt=*/hr=*`` without ``dt`` and ``hr``.
 
 Before the walk, one branch is sampled to learn the layout: the ``key=value`` keys level by
-level, the raw values at each sampled level (all of the first level's, those under the first
-directory below), and one data file for the schema. Types come from
-:func:`~hmscatalog.partitions.inference.infer_partition_types` over those sampled values; a
-directory read later whose value is not of its key's type fails the read, naming the directory
-(:func:`partition_values`), so pass ``hive_types`` when later directories may differ.
+level and one data file for the schema. Types come from
+:func:`~hmscatalog.partitions.inference.infer_partition_types` over the values of every
+``key=value`` directory of those levels (that the glob selects), as Spark infers them over its
+whole listing: the directories above the last level are listed once each. Where that would take
+more list calls than ``hmscatalog.discovery.max-list-calls`` (a tree only filtered queries can
+read), the values sampled along the way decide instead (all of the first level's, those under the
+first directory below). Either way a directory read later whose value is not of its key's type
+(one made after planning, or one the sample missed) fails the read, naming the directory
+(:func:`partition_values`), never drops its rows; ``hive_types`` fixes the types up front.
 """
 
 from __future__ import annotations
@@ -27,12 +31,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from hmscatalog.config import DISCOVERY_MAX_LIST_CALLS
 from hmscatalog.errors import InvalidGlob, InvalidPartitionSpec, InvalidPartitionValue, StorageError
 from hmscatalog.metastore.model import Column, StorageFormat
 from hmscatalog.partitions.inference import Inference, directory_value, infer_partition_types
 from hmscatalog.partitions.types import HiveType, parse_hive_type
 from hmscatalog.projection import InjectedProjection, parse_projection
-from hmscatalog.sources.discovery import is_hidden, split_directory
+from hmscatalog.sources.discovery import DiscoveryLimits, is_hidden, split_directory
 from hmscatalog.sources.source import ReadTarget
 from hmscatalog.storage.filesystems import Storage, open_storage
 from hmscatalog.storage.globs import (
@@ -123,10 +128,44 @@ def plan_path_read(uri: str, file_format: str = "parquet",
     if hive_partitioning is True and not found.keys:
         raise InvalidPartitionSpec(f"hive_partitioning=True but no key=value directory is "
                                    f"under {uri}")
-    types = infer_partition_types(found.values, hive_types, autocast, inference)
+    budget = DiscoveryLimits.from_properties(storage_options or {}, f"read of {uri}")
+    every = _every_value(storage, root, glob, found.keys, budget.max_list_calls)
+    if every is None:
+        log.warning("read of %s: partition types are inferred from sampled directories, since "
+                    "listing every directory would take more than %d list calls (%s); a "
+                    "directory whose value is of another type fails the query that reads it: "
+                    "pass hive_types to avoid that", uri, budget.max_list_calls,
+                    DISCOVERY_MAX_LIST_CALLS)
+    types = infer_partition_types(every or found.values, hive_types, autocast, inference)
     partition_keys = [Column(key, str(types[key])) for key in found.keys]
     columns = _file_columns(storage, found.data_file, file_format, set(found.keys), uri)
     return PathLayout(storage, root, glob, relative, columns, partition_keys)
+
+
+def _every_value(storage: Storage, root: str, glob: Glob | None, keys: list[str],
+                 budget: int) -> dict[str, list[str]] | None:
+    """The raw values of every ``key=value`` directory of ``keys``' levels below ``root``
+    (those the glob enters), listing every directory above the last level once; ``None``
+    when that takes more than ``budget`` list calls (known before the level that would pass
+    it is listed)."""
+    values: dict[str, list[str]] = {key: [] for key in keys}
+    level: list[tuple[str, State | None]] = [(root, glob.start() if glob else None)]
+    calls = 0
+    for key in keys:
+        calls += len(level)
+        if calls > budget:
+            return None
+        below = []
+        listings = storage.list_many([path for path, _ in level])
+        for (_, state), entries in zip(level, listings, strict=True):
+            for entry in entries or ():
+                parts = split_directory(entry.name) if entry.is_dir else None
+                enters, inside = step_into(state, entry.name)
+                if parts is not None and parts[0].lower() == key and enters:
+                    values[key].append(entry.name.partition("=")[2])
+                    below.append((entry.path, inside))
+        level = below
+    return values
 
 
 @dataclass(frozen=True)

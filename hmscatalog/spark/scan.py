@@ -330,9 +330,11 @@ class HmsScanBuilder(JavaProxy):
         table = self._table
         partition_schema = jvm.struct_type(table.partition_keys)
         if table.partition_keys:
-            locations = [part.location or "" for part in selection.partitions]
+            stored = [part.location or "" for part in selection.partitions]
+            locations = read.qualified(jvm, stored)
             spec = self._partition_spec(selection, locations, partition_schema)
-            paths = [path for location in locations for path in files.get(location, [location])]
+            paths = [path for location, at in zip(stored, locations, strict=True)
+                     for path in files.get(location, [at])]
         else:
             locations = [table.location or ""]
             paths = locations

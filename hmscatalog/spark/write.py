@@ -224,7 +224,9 @@ class HmsBatchWrite(JavaProxy):
             list(attributes.values()), data_columns, partition_columns,
             table_partition_guard(jvm, table, partition_columns), magic=self._direct,
             custom_locations=elsewhere,
-            serde_properties=None if table.format in NATIVE_FORMATS else table_properties(table))
+            serde_properties=None if table.format in NATIVE_FORMATS else table_properties(table),
+            version_directory=self._commit.version_directory
+            if isinstance(self._commit, DirectCommit) else None)
 
     def createBatchWriterFactory(self, physical_info: Any) -> Any:
         return self._files.factory

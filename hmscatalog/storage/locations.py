@@ -6,6 +6,7 @@ Spark wrote it), never URL-decoded.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 
@@ -21,3 +22,23 @@ def local_path(location: str | None) -> Path | None:
             return None
         path = slash + rest
     return Path(path)
+
+
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
+_PREFIX = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*:)(?P<authority>//[^/]*)?")
+
+
+def resolve_location(path: str, base: str) -> str:
+    """``path`` as a location, resolved against the location ``base`` as Hadoop resolves a
+    path against its parent: one with a scheme stays as it is; an absolute path takes the
+    scheme and authority of ``base`` (``/data/x`` against ``hdfs://nn/w/t`` is
+    ``hdfs://nn/data/x``, against ``file:/w/t`` it is ``file:/data/x``); any other is below
+    ``base``."""
+    if _SCHEME.match(path):
+        return path
+    prefix = _PREFIX.match(base)
+    if path.startswith("//"):  # a network path: the scheme only
+        return (prefix["scheme"] if prefix else "") + path
+    if path.startswith("/"):
+        return (prefix.group(0) if prefix else "") + path
+    return base.rstrip("/") + "/" + path

@@ -8,10 +8,13 @@ write's layout is fixed before any task runs:
 - an append writes into the table's own ``k=v/`` directories (a partition the write adds
   becomes visible when the metastore registers it; files added to an existing partition when
   their uploads complete);
-- an overwrite writes into a directory of its own, ``<table>/hms-v<write id>/k=v/``, and the
-  partitions it replaces switch to it in one metastore call: readers see the old files or the
-  new, never a mix. The replaced files are deleted once ``hmscatalog.write.keep-replaced-seconds``
-  have passed, as on local disk.
+- an overwrite writes each partition into a directory of its own below the partition's,
+  ``<table>/k=v/hms-v<write id>/`` (``<table>/hms-v<write id>/`` for an unpartitioned table),
+  as on local disk and HDFS, and the partitions it replaces switch to them in one metastore
+  call: readers see the old files or the new, never a mix. The replaced files are deleted once
+  ``hmscatalog.write.keep-replaced-seconds`` have passed, as on local disk. (Releases before
+  put the whole write below ``<table>/hms-v<write id>/k=v/``, a second tree beside the
+  table's, which no reader of the table's tree can follow.)
 
 The write's record (:mod:`hmscatalog.write.journal`) is saved under ``<table>/.hms-commits/``
 before the tasks start (one PUT, atomic on S3) and passes the same states. A write that fails
@@ -140,9 +143,10 @@ class DirectCommit(RecordedWrite):
         self._storage, location = open_storage((table.location or "").rstrip("/"), options)
         self._root = records_home(Path(location))
         self._mode = mode
-        # An unpartitioned table an overwrite moved into a version directory appends there.
-        base = Path(location) if mode == "append" else \
-            self._root / f"{VERSION_PREFIX}{write_id}"
+        # An unpartitioned table an overwrite moved into a version directory appends there; an
+        # overwrite's files go to <k=v>/hms-v<write id>/ below the table's directory.
+        base = Path(location) if mode == "append" else self._root
+        self.version_directory = None if mode == "append" else f"{VERSION_PREFIX}{write_id}"
         self.base = base
         self.base_uri = self._storage.uri(str(base))
         self._elsewhere: dict[str, str] = {}  # partition name -> its directory, off base/k=v
@@ -241,6 +245,8 @@ class DirectCommit(RecordedWrite):
         for name in written:
             target = Path(self._elsewhere[name]) if name in self._elsewhere else \
                 self.base / name if name else self.base
+            if self.version_directory is not None:
+                target = target / self.version_directory
             record.targets[name] = str(target)
             held = existing.get(name) if names else current
             if held is None:
@@ -291,9 +297,14 @@ def delete_written(storage: Storage, record: CommitRecord) -> list[str]:
     committer's work directory; returns what could not be deleted."""
     problems = []
     base = Path(record.staging).parent
-    paths = [str(base)] if base.name.startswith(VERSION_PREFIX) else [
-        str(path) for target in record.targets.values()
-        for path in steps.data_files(storage, Path(target)) if record.write_id in path.name]
+    own = f"{VERSION_PREFIX}{record.write_id}"
+    if base.name == own:  # the whole write below one directory (releases before)
+        paths = [str(base)]
+    else:
+        paths = [target for target in record.targets.values() if Path(target).name == own]
+        paths += [str(path) for target in record.targets.values() if Path(target).name != own
+                  for path in steps.data_files(storage, Path(target))
+                  if record.write_id in path.name]
     for path in [*paths, record.staging]:
         try:
             storage.delete(path)

@@ -145,16 +145,38 @@ def test_types_are_inferred_as_spark_infers_them(spark: Any, tmp_path: Path) -> 
     assert sorted(r.month for r in kept.collect()) == ["07", "07", "11", "11", "12", "12"]
 
 
-def test_a_value_unlike_the_sampled_ones_fails_naming_its_directory(
+def test_types_are_inferred_from_every_directory_as_spark_infers_them(
         spark: Any, tmp_path: Path) -> None:
-    # Only the values under the first directory of a level are sampled: b looks like an int.
-    _write(tmp_path, "a=1/b=20/f.parquet", "a=2/b=hello%20world/f.parquet")
+    """Only the values under the first directory of a level were sampled: ``b`` looked like an
+    INT and the read failed on ``b=hello``, which Spark reads as a STRING column."""
+    _write(tmp_path, "x=10/y=20/f.parquet", "x=10.5/y=hello/f.parquet")
     ours = read_partitioned(spark, str(tmp_path))
-    assert dict(ours.dtypes)["b"] == "int"
-    assert ours.where("a = 1").count() == 2  # the odd directory is not read
+    _same(ours, spark.read.parquet(str(tmp_path)))
+    assert ours.dtypes[-2:] == [("x", "double"), ("y", "string")]
+    glob = f"{tmp_path}/x=10/*"  # a glob's listing is the whole read: y is all integers
+    _same(read_partitioned(spark, glob),
+          spark.read.option("basePath", str(tmp_path)).parquet(glob))
+
+
+def test_a_value_unlike_the_inferred_type_fails_naming_its_directory(
+        spark: Any, tmp_path: Path) -> None:
+    _write(tmp_path, "a=1/b=20/f.parquet", "a=2/b=hello%20world/f.parquet", "a=3/b=30/f.parquet")
+    # A tree too large to list whole at planning (1 + 3 list calls): types come from a sample,
+    # where b is an int.
+    cut = read_partitioned(spark, str(tmp_path),
+                           options={"hmscatalog.discovery.max-list-calls": "3"})
+    assert dict(cut.dtypes)["b"] == "int"
+    assert cut.where("a = 1").count() == 2  # the odd directory is not read
     message = re.escape(f"{tmp_path}/a=2/b=hello%20world") + r".*'b'.*'hello world'.*int"
-    with pytest.raises(Exception, match=message):
-        ours.collect()
+    for query in (cut.where("a = 2"), cut.where("a = 2 AND b = 20")):
+        with pytest.raises(Exception, match=message):  # never left out, even by a filter on b
+            query.collect()
+    # A directory made after planning fails the query that reads it in the same way.
+    whole = read_partitioned(spark, str(tmp_path / "a=1"), base_path=str(tmp_path))
+    assert dict(whole.dtypes)["b"] == "int"
+    _write(tmp_path, "a=1/b=late/f.parquet")
+    with pytest.raises(Exception, match=re.escape(f"{tmp_path}/a=1/b=late") + ".*int"):
+        whole.collect()
     _same(read_partitioned(spark, str(tmp_path), hive_types={"b": "string"}),
           spark.read.parquet(str(tmp_path)))
 
@@ -186,13 +208,14 @@ def test_the_pyarrow_source_on_s3_reads_what_spark_reads_locally(
     _write(local, "p=%5F_HIVE_DEFAULT_PARTITION__/q=1/f.parquet",
            "p=__HIVE_DEFAULT_PARTITION__/q=2/f.parquet", "p=x/q=3/events/f.parquet",
            "p=x/q=4/f.parquet", "other=1/f.parquet", table=unsigned)
-    _write(tmp_path / "bad", "a=1/b=20/f.parquet", "a=2/b=hello%20world/f.parquet")
+    _write(tmp_path / "bad", "a=1/b=20/f.parquet", "a=2/b=hello%20world/f.parquet",
+           "a=3/b=30/f.parquet")
     moto_s3.create_bucket("like-spark")
     moto_s3.upload_tree("like-spark", tmp_path)
 
     def read(pattern: str, **kwargs: Any) -> Any:
-        return read_partitioned(spark, f"s3://like-spark/{pattern}", options=moto_s3.options,
-                                **kwargs)
+        kwargs.setdefault("options", moto_s3.options)
+        return read_partitioned(spark, f"s3://like-spark/{pattern}", **kwargs)
 
     ours = read("t/p=*/q=*")
     theirs = spark.read.option("basePath", str(local)).parquet(f"{local}/p=*/q=*")
@@ -202,11 +225,12 @@ def test_the_pyarrow_source_on_s3_reads_what_spark_reads_locally(
     _same(ours, theirs)  # the filters of earlier queries on the DataFrame do not stick
     _same(read("t/p=x/q=3/events", base_path="s3://like-spark/t"),
           spark.read.option("basePath", str(local)).parquet(f"{local}/p=x/q=3/events"))
-    odd = read("bad")
+    assert read("bad").dtypes[-2:] == [("a", "int"), ("b", "string")]
+    odd = read("bad", options={**moto_s3.options, "hmscatalog.discovery.max-list-calls": "3"})
     assert odd.where("a = 1").count() == 2
     with pytest.raises(Exception, match=r"like-spark/bad/a=2/b=hello%20world.*'b'.*"
                                         r"'hello world'.*int"):
-        odd.collect()
+        odd.where("a = 2").collect()
 
 
 def test_selected_partitions_without_data_files_read_as_empty(

@@ -93,6 +93,36 @@ def test_templates_injected_and_caps(spark: Any, db: str, tmp_path: Path) -> Non
         spark.sql(f"SELECT * FROM hms.{db}.logs WHERE device = 'x' AND year = 2024").collect()
 
 
+def test_a_template_without_a_scheme_reads_the_table_file_system(spark: Any, db: str,
+                                                                 tmp_path: Path) -> None:
+    """``/data/logs/${hour}/${device}`` (no ``file:``) used to read no rows while EXPLAIN named
+    an existing directory: the partition's path was not qualified like the files Spark's index
+    listed there. It is on the table location's file system, as Hadoop resolves it."""
+    root = tmp_path / "logs"
+    for hour, device in (("1", "x"), ("2", "y")):
+        spark.range(3).selectExpr(f"CAST(id + {hour} * 10 AS INT) AS a") \
+            .write.parquet(str(root / hour / device))
+    spark.conf.set("spark.sql.variable.substitute", "false")
+    try:
+        for name, template in (("plain", f"{root}/${{hour}}/${{device}}"),
+                               ("qualified", f"file:{root}/${{hour}}/${{device}}")):
+            spark.sql(f"CREATE TABLE hms.{db}.{name} (a INT) "
+                      "PARTITIONED BY (hour BIGINT, device STRING) STORED AS PARQUET "
+                      f"LOCATION 'file:{root}' TBLPROPERTIES ('projection.enabled'='true', "
+                      "'projection.hour.type'='integer', 'projection.hour.range'='0,23', "
+                      "'projection.device.type'='enum', 'projection.device.values'='x,y', "
+                      f"'storage.location.template'='{template}')")
+    finally:
+        spark.conf.unset("spark.sql.variable.substitute")
+    expected = [(10, 1, "x"), (11, 1, "x"), (12, 1, "x")]
+    for name in ("plain", "qualified"):
+        point = spark.sql(f"SELECT a, hour, device FROM hms.{db}.{name} "
+                          "WHERE hour = 1 AND device = 'x'")
+        assert _rows(point) == expected, name
+        assert _rows(spark.sql(f"SELECT a, hour, device FROM hms.{db}.{name}")) == sorted(
+            [*expected, (20, 2, "y"), (21, 2, "y"), (22, 2, "y")], key=repr), name
+
+
 def test_invalid_settings_are_refused_and_change_nothing(spark: Any, db: str,
                                                          client: MetastoreClient) -> None:
     base = "CREATE TABLE hms.{db}.{t} (a INT) PARTITIONED BY (dt STRING) STORED AS PARQUET " \

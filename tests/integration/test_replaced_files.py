@@ -19,6 +19,7 @@ from crash_helpers import (
     make_table,
     table_state,
 )
+from remote import Remote
 
 from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.storage.locations import local_path
@@ -133,6 +134,57 @@ def test_other_engines_read_a_replaced_partition(spark: Any, db: str,
     duck = duckdb.sql(f"SELECT v, k FROM read_parquet('{root}/**/*.parquet', "
                       "hive_partitioning = true)").fetchall()
     assert sorted(duck) == want
+
+def _tree_reads_see_whole_overwrites(spark: Any, db: str, location: str) -> None:
+    """Overwrite a partition twice through hms, and read the table's tree with read_partitioned
+    while the replaced files are kept, after the keep time, and once they are deleted: exactly
+    the current rows each time; after that, Spark's own path read too."""
+    from hmscatalog.spark import read_partitioned
+
+    spark.sql(f"CREATE TABLE hms.{db}.t (v BIGINT) PARTITIONED BY (dt STRING, k INT) "
+              f"STORED AS PARQUET LOCATION '{location}' TBLPROPERTIES ('{KEEP}'='3')")
+    spark.sql(f"INSERT INTO hms.{db}.t SELECT id, '2024-01-01', CAST(id % 2 AS INT) "
+              "FROM range(6)")
+    kept = [(0, "2024-01-01", 0), (2, "2024-01-01", 0), (4, "2024-01-01", 0)]
+
+    def tree(reader: Any) -> list[tuple[Any, ...]]:
+        # A path read takes dt for a DATE, as Spark's does.
+        return sorted(tuple(r) for r in reader.selectExpr("v", "CAST(dt AS STRING)", "k")
+                      .collect())
+
+    for values in ([100, 101], [200]):
+        spark.sql(f"INSERT OVERWRITE hms.{db}.t PARTITION (dt='2024-01-01', k=1) "
+                  f"VALUES {', '.join(f'({v})' for v in values)}")
+        want = sorted(kept + [(v, "2024-01-01", 1) for v in values])
+        assert tree(read_partitioned(spark, location)) == want  # within the keep time
+        assert tree(read_partitioned(spark, location).where("k = 1")) == want[len(kept):]
+    time.sleep(3.2)
+    assert tree(read_partitioned(spark, location)) == want  # due, not yet deleted
+    # The next write deletes what the overwrites replaced.
+    spark.sql(f"INSERT INTO hms.{db}.t PARTITION (dt='2024-01-02', k=0) VALUES (7)")
+    want = sorted([*want, (7, "2024-01-02", 0)])
+    assert tree(read_partitioned(spark, location)) == want
+    assert tree(spark.sql(f"SELECT * FROM hms.{db}.t")) == want
+    assert tree(spark.read.parquet(location)) == want
+
+
+@pytest.mark.spark
+def test_tree_reads_of_a_table_see_whole_overwrites_on_local_disk(
+        spark: Any, db: str, tmp_path: Path) -> None:
+    """read_partitioned of the table's directory read the replaced files and the new ones
+    together while the replaced ones were kept."""
+    _tree_reads_see_whole_overwrites(spark, db, f"file:{tmp_path / 't'}")
+
+
+@pytest.mark.spark
+def test_tree_reads_of_a_table_see_whole_overwrites_on_remote_storage(
+        spark: Any, db: str, remote: Remote) -> None:
+    """On S3 an overwrite put its partitions below ``<table>/hms-v<id>/k=v/``: read_partitioned
+    of the table's directory read the replaced files while they were kept and missed the new
+    ones after, and Spark's path read failed on the two trees. An overwrite now writes
+    ``k=v/hms-v<id>/`` there as on local disk and HDFS."""
+    _tree_reads_see_whole_overwrites(spark, db, remote.location("t"))
+
 
 @pytest.mark.spark
 def test_other_engines_read_a_replaced_unpartitioned_table(spark: Any, db: str,

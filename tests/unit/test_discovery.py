@@ -225,3 +225,65 @@ def test_repair_mode_skips_a_key_out_of_order(tmp_path: Path,
     found = discover(storage, path, spec, AlwaysTrue(), skip_bad_keys=True)
     assert [p.values for p in found.partitions] == [("x", "1")]
     assert "has key 'hr' where partition column 'dt' was expected" in caplog.text
+
+
+# -- version directories hms writes -----------------------------------------------------------
+
+def _record(root: Path, write_id: str, state: str, **fields: Any) -> None:
+    from hmscatalog.write.journal import CommitRecord, Owner
+
+    record = CommitRecord(write_id=write_id, table="path", mode="overwrite",
+                          owner=Owner("elsewhere", 1, None), staging="", trash="",
+                          state=state, **fields)  # type: ignore[arg-type]
+    (root / ".hms-commits").mkdir(exist_ok=True)
+    (root / ".hms-commits" / f"{write_id}.json").write_text(record.to_json())
+
+
+def _files(root: Path, predicate: Predicate = AlwaysTrue(),
+           with_files: bool = False) -> dict[str, list[str] | None]:
+    storage, path = open_storage(str(root))
+    found = discover(storage, path, PartitionSpec.of(("k", "int")), predicate,
+                     with_files=with_files, versions=True).partitions
+    return {p.path[len(str(root)) + 1:]: None if p.files is None else
+            [f[len(p.path) + 1:] for f in p.files] for p in found}
+
+
+@pytest.mark.parametrize("with_files", [False, True])
+def test_a_tree_reader_follows_the_write_records(tmp_path: Path, with_files: bool) -> None:
+    """An overwrite of k=1 wrote k=1/hms-v2/ and switched to it; the files it replaced stay
+    while the record keeps them: a reader of the tree takes the new version only, never both
+    (before, Spark read k=1 whole: the old files and the new)."""
+    for name in ("k=0/part-a", "k=1/part-a", "k=1/part-b", "k=1/hms-v2/part-c"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes(b"x")
+    old = [str(tmp_path / "k=1/part-a"), str(tmp_path / "k=1/part-b")]
+    _record(tmp_path, "2", "done", retire=old, retire_after=1.0)
+    listed = None if not with_files else ["part-a"]
+    assert _files(tmp_path, with_files=with_files) == {
+        "k=0": listed, "k=1/hms-v2": ["part-c"]}
+    assert _files(tmp_path, eq("k", 1), with_files) == {"k=1/hms-v2": ["part-c"]}
+    # A second overwrite under way: its version is not there yet, k=1/hms-v2 stays current.
+    (tmp_path / "k=1/hms-v3").mkdir()
+    (tmp_path / "k=1/hms-v3/part-d").write_bytes(b"x")
+    _record(tmp_path, "3", "committing", targets={"k=1": str(tmp_path / "k=1/hms-v3")})
+    assert _files(tmp_path, eq("k", 1), with_files) == {"k=1/hms-v2": ["part-c"]}
+    # Committed: hms-v2 is retired in its turn.
+    _record(tmp_path, "3", "committed", retire=[str(tmp_path / "k=1/hms-v2")])
+    assert _files(tmp_path, eq("k", 1), with_files) == {"k=1/hms-v3": ["part-d"]}
+    # Without records, a directory holding two versions is refused, not read mixed.
+    for name in ("2", "3"):
+        (tmp_path / ".hms-commits" / f"{name}.json").unlink()
+    with pytest.raises(InvalidPartitionSpec, match=r"k=1 holds the files of 3 versions "
+                                                   r"\(hms-v2, hms-v3, its own files\)"):
+        _files(tmp_path, eq("k", 1), with_files=True)
+
+
+def test_a_version_directory_below_the_root_is_refused(tmp_path: Path) -> None:
+    """Earlier S3 overwrites wrote <root>/hms-v<id>/k=v/: a tree reader would miss them."""
+    for name in ("k=0/part-a", "hms-v5/k=0/part-b"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes(b"x")
+    with pytest.raises(InvalidPartitionSpec, match=r"hms-v5 is a version directory"):
+        _files(tmp_path)
+    _record(tmp_path, "5", "writing")  # not committed: not there yet
+    assert _files(tmp_path) == {"k=0": None}

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from hmscatalog.storage.locations import local_path
+from hmscatalog.storage.locations import local_path, resolve_location
 
 
 @pytest.mark.parametrize(("location", "expected"), [
@@ -36,3 +36,21 @@ def test_s3a_settings_give_the_storage_options_that_pyarrow_lists_with() -> None
     assert s3a_storage_options({"fs.s3a.endpoint": "s3.eu-west-1.amazonaws.com"}.get) == {
         "s3.endpoint": "https://s3.eu-west-1.amazonaws.com"}
     assert s3a_storage_options({}.get) == {}
+
+
+@pytest.mark.parametrize(("path", "base", "expected"), [
+    ("/data/${d}", "file:/w/t", "file:/data/${d}"),
+    ("/data/${d}", "file:///w/t", "file:///data/${d}"),
+    ("/data/${d}", "hdfs://nn:8020/w/t", "hdfs://nn:8020/data/${d}"),
+    ("/data/${d}", "s3://bucket/t/", "s3://bucket/data/${d}"),
+    ("//other/data/${d}", "s3a://bucket/t", "s3a://other/data/${d}"),
+    ("${d}/x", "s3://bucket/t/", "s3://bucket/t/${d}/x"),
+    ("s3://b/${d}", "file:/w/t", "s3://b/${d}"),
+    ("file:/data/${d}", "hdfs://nn/w", "file:/data/${d}"),
+    ("/data/${d}", "/w/t", "/data/${d}"),  # a base without a scheme adds none
+])
+def test_a_path_without_a_scheme_is_on_its_base_file_system(path: str, base: str,
+                                                           expected: str) -> None:
+    """Projection templates such as ``/data/${d}`` were used as they were: Spark's file index
+    lists ``file:/data/...`` and found none of its files under ``/data/...``."""
+    assert resolve_location(path, base) == expected

@@ -109,6 +109,24 @@ def index_file_count(index: Any) -> int:
     return len(index.inputFiles())
 
 
+def qualified(jvm: Jvm, locations: Sequence[str]) -> list[str]:
+    """``locations`` with those that name no scheme (``/data/x``) qualified by Hadoop against
+    the default file system (``FileSystem.makeQualified``), as Spark's own catalog file index
+    qualifies a partition's location: a file index keys the files it lists by qualified
+    directory, so an unqualified partition path would find none of them."""
+    hadoop_path = jvm.cls("org.apache.hadoop.fs.Path")
+    conf = None
+    found = []
+    for location in locations:
+        if not location or ":" in location.partition("/")[0]:
+            found.append(location)
+            continue
+        conf = conf if conf is not None else hadoop_conf(jvm)
+        path = hadoop_path(location)
+        found.append(str(path.getFileSystem(conf).makeQualified(path).toString()))
+    return found
+
+
 # -- partition specs -------------------------------------------------------------------------
 
 def partition_spec(jvm: Jvm, partition_schema: Any,

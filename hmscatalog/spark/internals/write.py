@@ -23,6 +23,8 @@ DATASOURCES = "org.apache.spark.sql.execution.datasources"
 # Files written once at their final names, visible only when the job commits: S3A's magic
 # committer under hmscatalog's protocol (hmscatalog/spark/java/MagicCommitProtocol.java).
 MAGIC_PROTOCOL = "io.hmscatalog.spark.MagicCommitProtocol"
+# The job setting MagicCommitProtocol puts every file one directory further down by.
+VERSION_DIRECTORY = "hmscatalog.write.version-directory"
 MAGIC_SETTINGS = {
     "fs.s3a.committer.name": "magic",
     "fs.s3a.committer.magic.enabled": "true",
@@ -147,6 +149,7 @@ def prepare_file_write(jvm: Jvm, write_id: str, staging: str, file_format: Stora
                        magic: bool = False,
                        custom_locations: Sequence[tuple[Mapping[str, str], str]] = (),
                        serde_properties: Mapping[str, str] | None = None,
+                       version_directory: str | None = None,
                        ) -> FileWrite:
     """Set up a write of Parquet (ORC for :attr:`StorageFormat.ORC`) files under ``staging``,
     with ``k=v`` directories for the partition columns; with ``serde_properties`` (a table's
@@ -166,6 +169,8 @@ def prepare_file_write(jvm: Jvm, write_id: str, staging: str, file_format: Stora
         bucket_spec: ``Option[WriterBucketSpec]`` (see :func:`~.catalyst.writer_bucket_spec`).
         custom_locations: ``(partition values by column, directory)`` of partitions whose
             files go somewhere else than ``<staging>/k=v`` (``customPartitionLocations``).
+        version_directory: with ``magic``, every file goes one directory further down, into
+            ``<staging>/k=v/<version_directory>/`` (an overwrite's ``hms-v<write id>``).
     """
     scala_options = jvm.cls("org.apache.spark.api.python.PythonUtils").toScalaMap(
         options.asCaseSensitiveMap())
@@ -178,6 +183,8 @@ def prepare_file_write(jvm: Jvm, write_id: str, staging: str, file_format: Stora
         job, jvm.cls("org.apache.hadoop.fs.Path")(staging))
     if magic:
         _use_magic(jvm, job.getConfiguration(), staging, write_id)
+        if version_directory:
+            job.getConfiguration().set(VERSION_DIRECTORY, version_directory)
 
     data_schema = jvm.cls("org.apache.spark.sql.catalyst.types.DataTypeUtils") \
         .fromAttributes(jvm.seq(list(data_columns)))

@@ -21,6 +21,13 @@ import scala.Option;
  * FileOutputCommitter, which with the magic committer would make every file visible at once.
  */
 public class MagicCommitProtocol extends HadoopMapReduceCommitProtocol {
+  /**
+   * The job setting naming a directory that every file goes into below its partition's
+   * directory (an overwrite's {@code hms-v<write id>}), so that the partitions it replaces keep
+   * their directories and the new files sit where a reader of the tree looks for them.
+   */
+  public static final String VERSION_DIRECTORY = "hmscatalog.write.version-directory";
+
   private final String destination;
   private transient PathOutputCommitter committer;
 
@@ -58,6 +65,10 @@ public class MagicCommitProtocol extends HadoopMapReduceCommitProtocol {
     }
     String name = getFilename(context, spec);
     Path parent = dir.isDefined() ? new Path(work, dir.get()) : work;
+    String version = context.getConfiguration().get(VERSION_DIRECTORY);
+    if (version != null && !version.isEmpty()) {
+      parent = new Path(parent, version);
+    }
     return new Path(parent, name).toString();
   }
 
