@@ -110,6 +110,7 @@ class Runner:
         self.client = client
         self.db = db
         self.runs = 0
+        self.status = ""  # what the last run compared, or why it stopped before the reads
 
     # -- the statements ------------------------------------------------------------------------
     def source_sql(self, case: Case) -> str:
@@ -227,7 +228,9 @@ class Runner:
             spark.sql(f"SET {key}={value}")
         try:
             spark.sql(self.source_sql(case))
-            if not self._write(case, ours, theirs, findings):
+            stopped = self._write(case, ours, theirs, findings)
+            self.status = stopped or "compared"
+            if stopped:
                 return findings
             for read in case.reads:
                 self._compare_read(case, read, ours, theirs, findings)
@@ -243,8 +246,9 @@ class Runner:
                 spark.sql(f"DROP TABLE IF EXISTS spark_catalog.{table}")
         return findings
 
-    def _write(self, case: Case, ours: str, theirs: str, findings: list[Finding]) -> bool:
-        """Create both tables and run the steps; whether the reads can be compared."""
+    def _write(self, case: Case, ours: str, theirs: str, findings: list[Finding]) -> str:
+        """Create both tables and run the steps; why the reads cannot be compared (empty:
+        they can)."""
         if case.steps[0].kind not in CREATES:
             catalog = "hms" if case.create_through == "hms" else "spark_catalog"
             for table in (ours, theirs):
@@ -255,7 +259,7 @@ class Runner:
                     line = first_line(exc)
                     if catalog == "hms" and "HMS_INTERNAL_ERROR" in line:
                         findings.append(Finding(case, "internal error", line, sql))
-                    return False  # a table neither side can have
+                    return f"CREATE refused: {line}"  # a table neither side can have
         for step in case.steps:
             _text_b, act_b = self.step_action(case, step, f"spark_catalog.{theirs}")
             text_h, act_h = self.step_action(case, step, f"hms.{ours}")
@@ -269,17 +273,17 @@ class Runner:
             except Exception as exc:
                 error_h = first_line(exc)
             if error_h is not None and any(error_h.startswith(r) for r in V2_REFUSALS):
-                return False
+                return f"refused by Spark for every V2 catalog: {error_h}"
             if error_h is not None and error_b is None:
                 findings.append(Finding(case, "hms refused a write the built-in made",
                                         error_h, text_h))
-                return False
+                return "hms refused"
             if error_h is not None and "HMS_INTERNAL_ERROR" in error_h:
                 findings.append(Finding(case, "internal error", error_h, text_h))
-                return False
-            if error_b is not None:
-                return False  # the built-in refused it; nothing left to compare against
-        return True
+                return "internal error"
+            if error_b is not None:  # nothing left to compare against
+                return f"the built-in refused {step.kind}: {error_b}"
+        return ""
 
     def _compare_read(self, case: Case, read: str, ours: str, theirs: str,
                       findings: list[Finding]) -> None:
