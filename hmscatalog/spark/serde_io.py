@@ -82,7 +82,9 @@ def check_writable(jvm: Jvm, table: Table) -> None:
 def serde_scan(jvm: Jvm, table: Table, selection: Selection, required: Any,
                statistics: TableStatistics) -> Any:
     """A ``HiveSerdeScan`` of the selected partitions of ``table`` (all of it, unpartitioned),
-    reading the columns of ``required`` (a ``StructType``), reporting ``statistics``."""
+    reading the columns of ``required`` (a ``StructType``), reporting ``statistics``. The scan
+    reads whole structs, whatever fields of them ``required`` names (Spark's nested schema
+    pruning): it reports their whole types, and Spark takes the fields it needs by name."""
     partitions = _partitions(table, selection)
     check_readable(jvm, table, partitions)
     spec = {
@@ -102,8 +104,8 @@ def serde_scan(jvm: Jvm, table: Table, selection: Selection, required: Any,
             "values": [None if v == DEFAULT_PARTITION_NAME else v for v in part.values],
         } for part in partitions],
     }
-    return jvm.cls(SCAN_CLASS)(jvm.jsession, required, jvm.struct_type(table.partition_keys),
-                               json.dumps(spec))
+    return jvm.cls(SCAN_CLASS)(jvm.jsession, required, jvm.struct_type(table.columns),
+                               jvm.struct_type(table.partition_keys), json.dumps(spec))
 
 
 def recursive_directories(table: Table) -> bool:

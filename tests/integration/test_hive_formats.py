@@ -627,3 +627,41 @@ def test_show_create_table_as_serde_round_trips(spark: Any, db: str, client: Met
             assert after.location == before.location
         assert {k: after.parameters.get(k) for k in ("k", "comment")} == {
             k: before.parameters.get(k) for k in ("k", "comment")}
+
+
+NESTED = ("id INT, st STRUCT<x:STRING,y:STRING>, a ARRAY<STRUCT<x:INT,y:STRING>>, "
+          "m MAP<STRING,STRUCT<x:INT,y:STRING>>, n STRUCT<x:INT,inner:STRUCT<x:STRING,y:STRING>>")
+NESTED_ROWS = ("(1, named_struct('x', 'first', 'y', 'second'), "
+               "array(named_struct('x', 1, 'y', 'one'), named_struct('x', 2, 'y', 'two')), "
+               "map('k', named_struct('x', 3, 'y', 'three')), "
+               "named_struct('x', 4, 'inner', named_struct('x', 'left', 'y', 'right'))), "
+               "(2, named_struct('x', 'other', 'y', 'more'), array(), map(), "
+               "named_struct('x', 5, 'inner', named_struct('x', 'up', 'y', 'down')))")
+
+
+@pytest.mark.parametrize("stored", [
+    "STORED AS TEXTFILE", "STORED AS SEQUENCEFILE", "STORED AS RCFILE", "STORED AS AVRO", JSON,
+])
+def test_fields_of_structs_are_taken_by_name(spark: Any, db: str, stored: str) -> None:
+    """A query naming fields of structs (in arrays, maps and structs too) gets those fields,
+    in the select list and in filters, as the built-in reads them: Spark's nested schema
+    pruning asks the scan for some fields, and a SerDe returns whole structs. (OpenCSVSerde
+    has no structs: its columns are strings.)"""
+    for catalog, name in (("hms", "ours"), ("spark_catalog", "theirs")):
+        spark.sql(f"CREATE TABLE {catalog}.{db}.{name} ({NESTED}) PARTITIONED BY (p INT) "
+                  f"{stored}")
+        spark.sql(f"INSERT INTO {catalog}.{db}.{name} PARTITION (p=1) VALUES {NESTED_ROWS}")
+    queries = {
+        "SELECT id, st.y, p FROM {t}": [(1, "second", 1), (2, "more", 1)],
+        "SELECT id FROM {t} WHERE st.y = 'second'": [(1,)],
+        "SELECT a.y, a.x FROM {t} WHERE id = 1": [(["one", "two"], [1, 2])],
+        "SELECT m['k'].y FROM {t} WHERE id = 1": [("three",)],
+        "SELECT n.inner.y, n.x FROM {t} WHERE n.inner.x = 'up'": [("down", 5)],
+        "SELECT id, st.y FROM {t} WHERE exists(a, e -> e.y = 'two')": [(1, "second")],
+    }
+    for name in ("ours", "theirs"):
+        for query, expected in queries.items():
+            ours = [tuple(r) for r in rows(spark, query.format(t=f"hms.{db}.{name}"))]
+            assert ours == expected, (name, query)
+            assert ours == [tuple(r) for r in rows(
+                spark, query.format(t=f"spark_catalog.{db}.{name}"))], (name, query)
