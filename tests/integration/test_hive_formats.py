@@ -673,7 +673,8 @@ OPEN_CSV = "ROW FORMAT SERDE 'org.apache.hadoop.hive.serde2.OpenCSVSerde'"
 def test_open_csv_columns_are_strings(spark: Any, db: str) -> None:
     """OpenCSVSerde reads every column as a string, whatever type the table declares: Hive and
     the built-in catalog show the columns as strings "from deserializer" and read and write
-    them as such, and so does hms, on tables either catalog created and wrote."""
+    them as such (DESCRIBE, with a PARTITION too, and SHOW CREATE TABLE), and so does hms, on
+    tables either catalog created and wrote."""
     for catalog, name in (("hms", "ours"), ("spark_catalog", "theirs")):
         spark.sql(f"CREATE TABLE {catalog}.{db}.{name} (a INT, b STRING COMMENT 'bee') "
                   f"PARTITIONED BY (p INT) {OPEN_CSV}")
@@ -694,6 +695,12 @@ def test_open_csv_columns_are_strings(spark: Any, db: str) -> None:
         query = "SELECT a + 1, p FROM {} WHERE a = '1'"
         assert rows(spark, query.format(f"hms.{db}.{name}")) == rows(
             spark, query.format(f"spark_catalog.{db}.{name}"))
+        partition = [tuple(r) for r in spark.sql(
+            f"DESCRIBE TABLE hms.{db}.{name} PARTITION (p=1)").collect()]
+        assert partition[:len(described)] == described
+        ours, theirs = (spark.sql(f"SHOW CREATE TABLE {c}.{db}.{name} AS SERDE").collect()[0][0]
+                        for c in ("hms", "spark_catalog"))
+        assert ours.partition("\n")[2] == theirs.partition("\n")[2]
 
 
 AVRO_ID_S = ('{"type": "record", "name": "r", "fields": [{"name": "id", "type": "int", '
