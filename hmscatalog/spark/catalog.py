@@ -23,6 +23,7 @@ from hmscatalog.spark import procedures
 from hmscatalog.spark.internals.session import struct_of_v2_columns
 from hmscatalog.spark.jvm import CATALOG_PKG, JavaProxy, Jvm, quoted
 from hmscatalog.spark.scan import CatalogContext
+from hmscatalog.spark.serde_io import columns_for_create
 from hmscatalog.spark.table import HmsTable
 from hmscatalog.spark.table_definition import TableDefinitions
 from hmscatalog.spark.view_statements import view_dropped_as_table
@@ -276,6 +277,9 @@ class HmsCatalog(JavaProxy):
 
     def _create(self, ident: Any, table: Table, column_order: list[str] | None) -> Any:
         database, name = table.database, table.name
+        filled = columns_for_create(self._jvm, table)
+        if filled.columns != table.columns:  # the SerDe's: Spark sees them in the table's order
+            table, column_order = filled, None
         self._check_settings(table)
         try:
             self.client.create_table(table)

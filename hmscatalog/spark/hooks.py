@@ -35,6 +35,7 @@ from hmscatalog.spark.alter_storage import set_partition_location, set_serde
 from hmscatalog.spark.describe import DESCRIBE_COLUMNS, describe_partition
 from hmscatalog.spark.internals import plans
 from hmscatalog.spark.jvm import JavaProxy, Jvm, quoted, sql_string
+from hmscatalog.spark.serde_io import serde_columns
 from hmscatalog.spark.show_create import show_create_as_serde
 from hmscatalog.spark.view_statements import (
     SHOW_VIEWS_COLUMNS,
@@ -126,7 +127,7 @@ class SessionHooks(JavaProxy):
             if not command.asSerde() or table.table_type == VIRTUAL_VIEW:
                 return None  # Spark's own form (USING ...), as the built-in prints it
             return plans.local_relation(self._jvm, "createtab_stmt STRING", [
-                [show_create_as_serde(self._jvm, catalog, table)]])
+                [show_create_as_serde(self._jvm, catalog, serde_columns(self._jvm, table)[0])]])
         if kind == "DropTable":
             if table.table_type == VIRTUAL_VIEW:
                 refuse_drop_table_of_view(self._jvm, catalog, table)
@@ -140,8 +141,9 @@ class SessionHooks(JavaProxy):
             given = plans.described_partition(self._jvm, command)
             if not given:
                 return None  # the table's own DESCRIBE, Spark's
-            rows = describe_partition(self._jvm, self._attached[catalog].client, catalog, table,
-                                      given, bool(command.isExtended()),
+            described = serde_columns(self._jvm, table)[0]  # Avro, OpenCSV: the SerDe's
+            rows = describe_partition(self._jvm, self._attached[catalog].client, catalog,
+                                      described, given, bool(command.isExtended()),
                                       str(plans.conf_value(session, "spark.sql.session.timeZone")))
             return plans.local_relation(self._jvm, DESCRIBE_COLUMNS, rows)
         if kind == "ShowPartitions":

@@ -11,11 +11,17 @@ by hms as every other write."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 from hmscatalog import config
-from hmscatalog.metastore.model import Partition, Table
-from hmscatalog.metastore.serde import partition_properties, table_properties
+from hmscatalog.metastore.model import Column, Partition, Table
+from hmscatalog.metastore.serde import (
+    columns_from_serde,
+    partition_properties,
+    schema_property,
+    table_properties,
+)
 from hmscatalog.partitions.codec import DEFAULT_PARTITION_NAME
 from hmscatalog.sources.source import Selection
 from hmscatalog.spark.internals.session import time_zone
@@ -23,6 +29,9 @@ from hmscatalog.spark.jvm import Jvm
 from hmscatalog.spark.statistics import TableStatistics
 
 SCAN_CLASS = "io.hmscatalog.spark.HiveSerdeScan"
+COLUMNS_CLASS = "io.hmscatalog.spark.SerdeColumns"
+# Where Spark keeps the schema of a table it created (one property, or numbered parts).
+_SPARK_SCHEMA = ("spark.sql.sources.schema", "spark.sql.sources.schema.numParts")
 # Table properties Hive honours and the SerDe readers here do not.
 _UNREAD = {"skip.footer.line.count": "its files' last lines are footers Spark's reader keeps"}
 
@@ -32,6 +41,63 @@ def _partitions(table: Table, selection: Selection) -> list[Partition]:
         return [table.partition_at((), table.location, {})]
     return [chosen.partition or table.partition_at(chosen.values, chosen.location)
             for chosen in selection.partitions]
+
+
+def serde_columns(jvm: Jvm, table: Table) -> tuple[Table, str | None]:
+    """``table`` with the columns its SerDe reads it with, where they are the SerDe's own (see
+    :func:`~hmscatalog.metastore.serde.columns_from_serde`), as Hive and the built-in catalog
+    take them: an Avro table's from its schema literal or URL, an OpenCSV table's all strings.
+    Where Spark created the table and its SerDe agrees with the metastore on names and types,
+    the metastore's columns stay (their comments), as the built-in keeps the schema it stored.
+
+    Also why the SerDe could not say (the error it refused the table's properties with), or
+    None: reads and writes are refused with that (:func:`serde_refusal`), and the metastore's
+    columns stand in until the table is fixed."""
+    if not columns_from_serde(table):
+        return table, None
+    found = json.loads(str(jvm.cls(COLUMNS_CLASS).of(
+        jvm.jsession, table.storage.serde, json.dumps(table_properties(table)))))
+    if found.get("missing"):
+        return table, None  # check_readable names the class
+    if "error" in found:
+        return table, str(found["error"])
+    columns = tuple(Column(c["name"].lower(), c["type"], c["comment"]) for c in found["columns"])
+    if any(key in table.parameters for key in _SPARK_SCHEMA) and (
+            [(c.name, c.type) for c in columns]
+            == [(c.name.lower(), c.type) for c in table.columns]):
+        return table, None
+    return replace(table, columns=columns), None
+
+
+def serde_refusal(table: Table, error: str, verb: str) -> str:
+    """The one line refusing to ``verb`` ``table``, whose SerDe refused its properties with
+    ``error``."""
+    # Hive's AvroSerDe says "Encountered ... Returning signal schema to indicate problem: <why>".
+    error = error.split("to indicate problem: ", 1)[-1]
+    key = schema_property(table)
+    if key is not None:
+        return (f"hms cannot {verb} table {table.qualified_name}: its property {key} does not "
+                f"give an Avro schema ({error})")
+    return (f"hms cannot {verb} table {table.qualified_name}: its SerDe {table.storage.serde} "
+            f"refused its properties ({error})")
+
+
+def columns_for_create(jvm: Jvm, table: Table) -> Table:
+    """``table`` as CREATE TABLE stores it: without columns of its own, with its SerDe's (an
+    Avro table's from its schema literal or URL), as Hive and the built-in catalog store them.
+    Refused, naming the table and the property, where its Avro schema property gives no schema
+    (a column list or not)."""
+    if not columns_from_serde(table) or (table.columns and schema_property(table) is None):
+        return table
+    filled, error = serde_columns(jvm, table)
+    if error is not None:
+        jvm.illegal_argument(serde_refusal(table, error, "create"))
+    if table.columns:
+        return table
+    if not filled.columns:
+        jvm.illegal_argument(f"hms cannot create table {table.qualified_name}: it has no "
+                             f"columns, and its SerDe {table.storage.serde} gives none")
+    return filled
 
 
 def check_readable(jvm: Jvm, table: Table, partitions: list[Partition] | None = None) -> None:
@@ -82,7 +148,9 @@ def check_writable(jvm: Jvm, table: Table) -> None:
 def serde_scan(jvm: Jvm, table: Table, selection: Selection, required: Any,
                statistics: TableStatistics) -> Any:
     """A ``HiveSerdeScan`` of the selected partitions of ``table`` (all of it, unpartitioned),
-    reading the columns of ``required`` (a ``StructType``), reporting ``statistics``."""
+    reading the columns of ``required`` (a ``StructType``), reporting ``statistics``. The scan
+    reads whole structs, whatever fields of them ``required`` names (Spark's nested schema
+    pruning): it reports their whole types, and Spark takes the fields it needs by name."""
     partitions = _partitions(table, selection)
     check_readable(jvm, table, partitions)
     spec = {
@@ -102,8 +170,8 @@ def serde_scan(jvm: Jvm, table: Table, selection: Selection, required: Any,
             "values": [None if v == DEFAULT_PARTITION_NAME else v for v in part.values],
         } for part in partitions],
     }
-    return jvm.cls(SCAN_CLASS)(jvm.jsession, required, jvm.struct_type(table.partition_keys),
-                               json.dumps(spec))
+    return jvm.cls(SCAN_CLASS)(jvm.jsession, required, jvm.struct_type(table.columns),
+                               jvm.struct_type(table.partition_keys), json.dumps(spec))
 
 
 def recursive_directories(table: Table) -> bool:

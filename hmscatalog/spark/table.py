@@ -18,7 +18,7 @@ from hmscatalog.spark.internals.session import v2_columns
 from hmscatalog.spark.jvm import CATALOG_PKG, JavaProxy
 from hmscatalog.spark.rows import internal_row, partition_strings
 from hmscatalog.spark.scan import CatalogContext, HmsScanBuilder
-from hmscatalog.spark.serde_io import check_readable, check_writable
+from hmscatalog.spark.serde_io import check_readable, check_writable, serde_columns, serde_refusal
 from hmscatalog.spark.write import HmsWriteBuilder
 from hmscatalog.write.truncate import truncate
 
@@ -118,6 +118,8 @@ class HmsTable(ReadOnlyTable):
 
     def __init__(self, context: CatalogContext, table: Table,
                  column_order: Sequence[str] | None = None) -> None:
+        # Avro, OpenCSV...: the columns the table's SerDe reads it with, as in Hive.
+        table, self._serde_error = serde_columns(context.jvm, table)
         super().__init__(context, ReadTarget.of(table), column_order)
         self.table = table
 
@@ -143,12 +145,16 @@ class HmsTable(ReadOnlyTable):
 
     def newScanBuilder(self, options: Any) -> Any:
         self._refuse_acid("read")
+        if self._serde_error is not None:
+            self._jvm.illegal_argument(serde_refusal(self.table, self._serde_error, "read"))
         if self.table.format not in NATIVE_FORMATS:
             check_readable(self._jvm, self.table)
         return super().newScanBuilder(options)
 
     def newWriteBuilder(self, info: Any) -> Any:
         self._refuse_acid("write")
+        if self._serde_error is not None:
+            self._jvm.illegal_argument(serde_refusal(self.table, self._serde_error, "write"))
         storage = self.table.storage
         if storage.bucketed:
             self._jvm.unsupported(

@@ -627,3 +627,162 @@ def test_show_create_table_as_serde_round_trips(spark: Any, db: str, client: Met
             assert after.location == before.location
         assert {k: after.parameters.get(k) for k in ("k", "comment")} == {
             k: before.parameters.get(k) for k in ("k", "comment")}
+
+
+NESTED = ("id INT, st STRUCT<x:STRING,y:STRING>, a ARRAY<STRUCT<x:INT,y:STRING>>, "
+          "m MAP<STRING,STRUCT<x:INT,y:STRING>>, n STRUCT<x:INT,inner:STRUCT<x:STRING,y:STRING>>")
+NESTED_ROWS = ("(1, named_struct('x', 'first', 'y', 'second'), "
+               "array(named_struct('x', 1, 'y', 'one'), named_struct('x', 2, 'y', 'two')), "
+               "map('k', named_struct('x', 3, 'y', 'three')), "
+               "named_struct('x', 4, 'inner', named_struct('x', 'left', 'y', 'right'))), "
+               "(2, named_struct('x', 'other', 'y', 'more'), array(), map(), "
+               "named_struct('x', 5, 'inner', named_struct('x', 'up', 'y', 'down')))")
+
+
+@pytest.mark.parametrize("stored", [
+    "STORED AS TEXTFILE", "STORED AS SEQUENCEFILE", "STORED AS RCFILE", "STORED AS AVRO", JSON,
+])
+def test_fields_of_structs_are_taken_by_name(spark: Any, db: str, stored: str) -> None:
+    """A query naming fields of structs (in arrays, maps and structs too) gets those fields,
+    in the select list and in filters, as the built-in reads them: Spark's nested schema
+    pruning asks the scan for some fields, and a SerDe returns whole structs. (OpenCSVSerde
+    has no structs: its columns are strings.)"""
+    for catalog, name in (("hms", "ours"), ("spark_catalog", "theirs")):
+        spark.sql(f"CREATE TABLE {catalog}.{db}.{name} ({NESTED}) PARTITIONED BY (p INT) "
+                  f"{stored}")
+        spark.sql(f"INSERT INTO {catalog}.{db}.{name} PARTITION (p=1) VALUES {NESTED_ROWS}")
+    queries = {
+        "SELECT id, st.y, p FROM {t}": [(1, "second", 1), (2, "more", 1)],
+        "SELECT id FROM {t} WHERE st.y = 'second'": [(1,)],
+        "SELECT a.y, a.x FROM {t} WHERE id = 1": [(["one", "two"], [1, 2])],
+        "SELECT m['k'].y FROM {t} WHERE id = 1": [("three",)],
+        "SELECT n.inner.y, n.x FROM {t} WHERE n.inner.x = 'up'": [("down", 5)],
+        "SELECT id, st.y FROM {t} WHERE exists(a, e -> e.y = 'two')": [(1, "second")],
+    }
+    for name in ("ours", "theirs"):
+        for query, expected in queries.items():
+            ours = [tuple(r) for r in rows(spark, query.format(t=f"hms.{db}.{name}"))]
+            assert ours == expected, (name, query)
+            assert ours == [tuple(r) for r in rows(
+                spark, query.format(t=f"spark_catalog.{db}.{name}"))], (name, query)
+
+
+OPEN_CSV = "ROW FORMAT SERDE 'org.apache.hadoop.hive.serde2.OpenCSVSerde'"
+
+
+def test_open_csv_columns_are_strings(spark: Any, db: str) -> None:
+    """OpenCSVSerde reads every column as a string, whatever type the table declares: Hive and
+    the built-in catalog show the columns as strings "from deserializer" and read and write
+    them as such (DESCRIBE, with a PARTITION too, and SHOW CREATE TABLE), and so does hms, on
+    tables either catalog created and wrote."""
+    for catalog, name in (("hms", "ours"), ("spark_catalog", "theirs")):
+        spark.sql(f"CREATE TABLE {catalog}.{db}.{name} (a INT, b STRING COMMENT 'bee') "
+                  f"PARTITIONED BY (p INT) {OPEN_CSV}")
+    for name in ("ours", "theirs"):
+        described = [tuple(r) for r in spark.sql(f"DESCRIBE hms.{db}.{name}").collect()]
+        assert described[:2] == [("a", "string", "from deserializer"),
+                                 ("b", "string", "from deserializer")]
+        assert described == [tuple(r) for r in
+                             spark.sql(f"DESCRIBE spark_catalog.{db}.{name}").collect()]
+        for catalog, p in (("hms", 1), ("spark_catalog", 2)):
+            for values in ("1, 'x'", "'q', 'y'", "NULL, 2.5"):  # cast to strings on the way
+                spark.sql(f"INSERT INTO {catalog}.{db}.{name} PARTITION (p={p}) "
+                          f"VALUES ({values})")
+        got = same_rows(spark, db, name)
+        assert [tuple(r) for r in got] == [
+            ("", "2.5", 1), ("", "2.5", 2), ("1", "x", 1), ("1", "x", 2), ("q", "y", 1),
+            ("q", "y", 2)]
+        query = "SELECT a + 1, p FROM {} WHERE a = '1'"
+        assert rows(spark, query.format(f"hms.{db}.{name}")) == rows(
+            spark, query.format(f"spark_catalog.{db}.{name}"))
+        partition = [tuple(r) for r in spark.sql(
+            f"DESCRIBE TABLE hms.{db}.{name} PARTITION (p=1)").collect()]
+        assert partition[:len(described)] == described
+        ours, theirs = (spark.sql(f"SHOW CREATE TABLE {c}.{db}.{name} AS SERDE").collect()[0][0]
+                        for c in ("hms", "spark_catalog"))
+        assert ours.partition("\n")[2] == theirs.partition("\n")[2]
+
+
+AVRO_ID_S = ('{"type": "record", "name": "r", "fields": [{"name": "id", "type": "int", '
+             '"doc": "the id"}, {"name": "s", "type": "string"}]}')
+AVRO_ID_S_N = AVRO_ID_S.replace(
+    ']}', ', {"name": "n", "type": "long", "default": 7}]}')
+
+
+def described_types(spark: Any, table: str) -> list[tuple[str, str]]:
+    return [(r.col_name, r.data_type) for r in spark.sql(f"DESCRIBE {table}").collect()]
+
+
+def test_avro_columns_from_the_schema_literal(spark: Any, db: str) -> None:
+    """An Avro table with only avro.schema.literal: CREATE TABLE without a column list takes the
+    columns from the schema, and after the literal changes (a field added with a default) the
+    table reads with the new schema, the default for old files, as Hive and the built-in read
+    it."""
+    for catalog, name in (("hms", "ours"), ("spark_catalog", "theirs")):
+        spark.sql(f"CREATE TABLE {catalog}.{db}.{name} STORED AS AVRO "
+                  f"TBLPROPERTIES ('avro.schema.literal'='{AVRO_ID_S}')")
+        spark.sql(f"INSERT INTO {catalog}.{db}.{name} VALUES (1, 'a')")
+    for name in ("ours", "theirs"):
+        assert described_types(spark, f"hms.{db}.{name}") == described_types(
+            spark, f"spark_catalog.{db}.{name}") == [("id", "int"), ("s", "string")]
+    assert spark.sql(f"DESCRIBE hms.{db}.ours").collect()[0].comment == "the id"
+    for catalog, name in (("hms", "ours"), ("spark_catalog", "theirs")):
+        spark.sql(f"ALTER TABLE {catalog}.{db}.{name} SET TBLPROPERTIES "
+                  f"('avro.schema.literal'='{AVRO_ID_S_N}')")
+    for name in ("ours", "theirs"):
+        assert described_types(spark, f"hms.{db}.{name}") == described_types(
+            spark, f"spark_catalog.{db}.{name}") == [("id", "int"), ("s", "string"),
+                                                      ("n", "bigint")]
+        assert [tuple(r) for r in same_rows(spark, db, name)] == [(1, "a", 7)]
+        spark.sql(f"INSERT INTO hms.{db}.{name} VALUES (2, 'b', 8)")
+        assert [tuple(r) for r in same_rows(spark, db, name)] == [(1, "a", 7), (2, "b", 8)]
+
+
+def test_avro_columns_from_the_schema_url(spark: Any, db: str, tmp_path: Path) -> None:
+    """avro.schema.url on a local path: the columns are the schema file's, then the changed
+    file's, as in the built-in catalog."""
+    schema = tmp_path / "r.avsc"
+    schema.write_text(AVRO_ID_S)
+    for catalog, name in (("hms", "ours"), ("spark_catalog", "theirs")):
+        spark.sql(f"CREATE TABLE {catalog}.{db}.{name} STORED AS AVRO "
+                  f"TBLPROPERTIES ('avro.schema.url'='file:{schema}')")
+        spark.sql(f"INSERT INTO {catalog}.{db}.{name} VALUES (1, 'a')")
+    schema.write_text(AVRO_ID_S_N)
+    for name in ("ours", "theirs"):
+        assert described_types(spark, f"hms.{db}.{name}") == [
+            ("id", "int"), ("s", "string"), ("n", "bigint")]
+        assert [tuple(r) for r in same_rows(spark, db, name)] == [(1, "a", 7)]
+
+
+def test_bad_avro_schemas_are_refused_by_name(spark: Any, db: str, client: MetastoreClient,
+                                              tmp_path: Path) -> None:
+    """A literal that is no Avro schema, or a URL that gives none: CREATE TABLE is refused
+    (as the built-in refuses it) and nothing is created; a table whose literal became bad
+    refuses reads and writes, naming the table and the property, until it is fixed."""
+    bad = "{nope"
+    for columns in ("", "(a INT) "):
+        assert refusal(spark, f"CREATE TABLE hms.{db}.t {columns}STORED AS AVRO "
+                              f"TBLPROPERTIES ('avro.schema.literal'='{bad}')").startswith(
+            f"hms cannot create table {db}.t: its property avro.schema.literal does not give "
+            "an Avro schema (")
+    missing = tmp_path / "missing.avsc"
+    assert refusal(spark, f"CREATE TABLE hms.{db}.t STORED AS AVRO "
+                          f"TBLPROPERTIES ('avro.schema.url'='file:{missing}')") == (
+        f"hms cannot create table {db}.t: its property avro.schema.url does not give an Avro "
+        f"schema (Unable to read schema from given path: file:{missing})")
+    assert not client.table_exists(db, "t")
+
+    spark.sql(f"CREATE TABLE hms.{db}.t STORED AS AVRO "
+              f"TBLPROPERTIES ('avro.schema.literal'='{AVRO_ID_S}')")
+    spark.sql(f"INSERT INTO hms.{db}.t VALUES (1, 'a')")
+    table = client.get_table(db, "t")
+    client.alter_table(replace(table, parameters={**table.parameters,
+                                                  "avro.schema.literal": bad}))
+    assert refusal(spark, f"SELECT * FROM hms.{db}.t").startswith(
+        f"hms cannot read table {db}.t: its property avro.schema.literal does not give an "
+        "Avro schema (")
+    assert refusal(spark, f"INSERT INTO hms.{db}.t VALUES (2, 'b')").startswith(
+        f"hms cannot write table {db}.t: its property avro.schema.literal does not give an "
+        "Avro schema (")
+    spark.sql(f"ALTER TABLE hms.{db}.t SET TBLPROPERTIES ('avro.schema.literal'='{AVRO_ID_S}')")
+    assert [tuple(r) for r in rows(spark, f"SELECT * FROM hms.{db}.t")] == [(1, "a")]

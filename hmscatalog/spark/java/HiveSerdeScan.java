@@ -39,6 +39,7 @@ import org.apache.spark.sql.catalyst.expressions.EvalMode$;
 import org.apache.spark.sql.catalyst.expressions.Literal;
 import org.apache.spark.sql.catalyst.expressions.SpecificInternalRow;
 import org.apache.spark.sql.catalyst.types.DataTypeUtils$;
+import org.apache.spark.sql.catalyst.util.CharVarcharUtils$;
 import org.apache.spark.sql.classic.SparkSession;
 import org.apache.spark.sql.connector.read.Batch;
 import org.apache.spark.sql.connector.read.InputPartition;
@@ -88,12 +89,33 @@ public final class HiveSerdeScan implements Scan, Batch, SupportsReportStatistic
   private final JsonNode spec;
   private InputPartition[] planned;
 
-  public HiveSerdeScan(SparkSession session, StructType required, StructType partitionSchema,
-                       String spec) throws IOException {
+  public HiveSerdeScan(SparkSession session, StructType required, StructType dataSchema,
+                       StructType partitionSchema, String spec) throws IOException {
     this.session = session;
-    this.required = required;
+    this.required = whole(required, dataSchema);
     this.partitionSchema = partitionSchema;
     this.spec = JSON.readTree(spec);
+  }
+
+  /**
+   * {@code required} with each data column's whole type from {@code dataSchema}. A SerDe hands
+   * back whole structs (in arrays and maps too), not the fields Spark's nested schema pruning
+   * asks for; reporting the whole types makes Spark take the fields it needs by name.
+   */
+  static StructType whole(StructType required, StructType dataSchema) {
+    StructType columns = CharVarcharUtils$.MODULE$.replaceCharVarcharWithStringInSchema(
+        dataSchema);
+    StructField[] fields = required.fields().clone();
+    for (int i = 0; i < fields.length; i++) {
+      for (StructField column : columns.fields()) {
+        if (column.name().equalsIgnoreCase(fields[i].name())) {
+          fields[i] = new StructField(fields[i].name(), column.dataType(), fields[i].nullable(),
+                                      fields[i].metadata());
+          break;
+        }
+      }
+    }
+    return new StructType(fields);
   }
 
   /** The first of {@code names} (comma-separated class names) that cannot be loaded, or null. */
