@@ -154,7 +154,7 @@ def test_types_are_inferred_from_every_directory_as_spark_infers_them(
     _same(ours, spark.read.parquet(str(tmp_path)))
     assert ours.dtypes[-2:] == [("x", "double"), ("y", "string")]
     glob = f"{tmp_path}/x=10/*"  # a glob's listing is the whole read: y is all integers
-    _same(read_partitioned(spark, glob),
+    _same(read_partitioned(spark, glob, base_path=str(tmp_path)),
           spark.read.option("basePath", str(tmp_path)).parquet(glob))
 
 

@@ -239,10 +239,10 @@ def _record(root: Path, write_id: str, state: str, **fields: Any) -> None:
     (root / ".hms-commits" / f"{write_id}.json").write_text(record.to_json())
 
 
-def _files(root: Path, predicate: Predicate = AlwaysTrue(),
+def _files(root: Path, predicate: Predicate | None = None,
            with_files: bool = False) -> dict[str, list[str] | None]:
     storage, path = open_storage(str(root))
-    found = discover(storage, path, PartitionSpec.of(("k", "int")), predicate,
+    found = discover(storage, path, PartitionSpec.of(("k", "int")), predicate or AlwaysTrue(),
                      with_files=with_files, versions=True).partitions
     return {p.path[len(str(root)) + 1:]: None if p.files is None else
             [f[len(p.path) + 1:] for f in p.files] for p in found}
