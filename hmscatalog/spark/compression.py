@@ -19,6 +19,7 @@ setting and its value (Spark's own checks fail later, inside the write, without 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 from hmscatalog.metastore.model import StorageFormat, Table
@@ -84,10 +85,11 @@ def check_compression(jvm: Jvm, table: Table, write_options: Mapping[str, str]) 
         where, key, value = chosen
         error = codec_error(jvm, file_format, {key: value})
         if error is not None:
-            known = error.split("Available codecs are ", 1)[-1].rstrip(".")
+            known = re.search(r"Available codecs are ([^.]*)", error)
             jvm.illegal_argument(
                 f"hms cannot write table {table.qualified_name}: its {where} {key}={value!r} "
-                f"is not a {_FORMAT_NAMES[file_format]} compression codec (one of {known})")
+                f"is not a {_FORMAT_NAMES[file_format]} compression codec"
+                + (f" (one of {known.group(1).strip()})" if known else f": {error}"))
         return
     conf = hadoop_conf(jvm, jvm.scala_map(dict(write_options)))
     try:

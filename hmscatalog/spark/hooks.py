@@ -19,6 +19,9 @@ runs in every session before relations are resolved:
   (:mod:`hmscatalog.spark.alter_storage`).
 * **SHOW CREATE TABLE ... AS SERDE** prints Hive's DDL of the table, in the built-in's words
   (:mod:`hmscatalog.spark.show_create`).
+* **CREATE TABLE ... ROW FORMAT DELIMITED ... NULL DEFINED AS**, whose NULL text Spark's parser
+  drops, stores it as Hive does (SerDe property ``serialization.null.format``;
+  :mod:`hmscatalog.spark.internals.row_format`).
 * **SHOW PARTITIONS** is answered with the metastore's partition names, as the built-in catalog
   answers it (``k=__HIVE_DEFAULT_PARTITION__`` for NULL, whatever the column's type).
 """

@@ -160,8 +160,12 @@ def codec_error(jvm: Jvm, file_format: StorageFormat, options: Mapping[str, str]
     ``None``."""
     name = (f"{DATASOURCES}.orc.OrcOptions" if file_format is StorageFormat.ORC
             else f"{DATASOURCES}.parquet.ParquetOptions")
+    from pyspark.errors import IllegalArgumentException
+
     try:
         jvm.cls(name)(jvm.scala_map(dict(options)), sql_conf(jvm))
+    except IllegalArgumentException as exc:  # as PySpark raises it in the driver
+        return str(exc).strip()
     except Py4JJavaError as exc:
         if str(exc.java_exception.getClass().getName()) != "java.lang.IllegalArgumentException":
             raise
