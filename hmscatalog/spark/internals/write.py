@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from py4j.java_gateway import JavaObject
 from py4j.protocol import Py4JJavaError
 
 from hmscatalog.errors import HmsCatalogError
@@ -240,9 +241,9 @@ def prepare_file_write(jvm: Jvm, write_id: str, staging: str, file_format: Stora
         custom_locations: ``(partition values by column, directory)`` of partitions whose
             files go somewhere else than ``<staging>/k=v`` (``customPartitionLocations``).
     """
-    scala_options = (jvm.scala_map(options) if isinstance(options, Mapping) else
-                     jvm.cls("org.apache.spark.api.python.PythonUtils").toScalaMap(
-                         options.asCaseSensitiveMap()))
+    if isinstance(options, JavaObject):  # keys as given (py4j's map view lowers them)
+        options = jvm.to_dict(options.asCaseSensitiveMap())
+    scala_options = jvm.scala_map(options)
     job = jvm.cls("org.apache.hadoop.mapreduce.Job").getInstance(
         hadoop_conf(jvm, scala_options))
     java_class = jvm.cls("java.lang.Class")
