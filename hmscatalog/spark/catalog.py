@@ -24,7 +24,7 @@ from hmscatalog.spark.internals.session import struct_of_v2_columns
 from hmscatalog.spark.jvm import CATALOG_PKG, JavaProxy, Jvm, quoted
 from hmscatalog.spark.scan import CatalogContext
 from hmscatalog.spark.serde_io import columns_for_create
-from hmscatalog.spark.table import HmsTable
+from hmscatalog.spark.table import CreatedHmsTable, HmsTable
 from hmscatalog.spark.table_definition import TableDefinitions
 from hmscatalog.spark.view_statements import view_dropped_as_table
 from hmscatalog.write import recovery
@@ -291,7 +291,7 @@ class HmsCatalog(JavaProxy):
             created = self.client.get_table(database, name)
         except (NoSuchTable, NoSuchNamespace):
             self._jvm.analysis_error("NoSuchTableException", ident)
-        return HmsTable(self._context, created, column_order=column_order)
+        return CreatedHmsTable(self._context, created, column_order=column_order)
 
     def createTableLike(self, ident: Any, info: Any, source: Any) -> Any:
         """``CREATE TABLE ... LIKE source``: the source's columns, partitioning, file format and

@@ -19,6 +19,9 @@ runs in every session before relations are resolved:
   (:mod:`hmscatalog.spark.alter_storage`).
 * **SHOW CREATE TABLE ... AS SERDE** prints Hive's DDL of the table, in the built-in's words
   (:mod:`hmscatalog.spark.show_create`).
+* **CREATE TABLE ... ROW FORMAT DELIMITED ... NULL DEFINED AS**, whose NULL text Spark's parser
+  drops, stores it as Hive does (SerDe property ``serialization.null.format``;
+  :mod:`hmscatalog.spark.internals.row_format`).
 * **SHOW PARTITIONS** is answered with the metastore's partition names, as the built-in catalog
   answers it (``k=__HIVE_DEFAULT_PARTITION__`` for NULL, whatever the column's type).
 """
@@ -33,7 +36,7 @@ from hmscatalog.partitions.codec import DEFAULT_PARTITION_NAME, parse_part_name
 from hmscatalog.partitions.types import format_value, parse_value
 from hmscatalog.spark.alter_storage import set_partition_location, set_serde
 from hmscatalog.spark.describe import DESCRIBE_COLUMNS, describe_partition
-from hmscatalog.spark.internals import plans
+from hmscatalog.spark.internals import plans, row_format
 from hmscatalog.spark.jvm import JavaProxy, Jvm, quoted, sql_string
 from hmscatalog.spark.serde_io import serde_columns
 from hmscatalog.spark.show_create import show_create_as_serde
@@ -117,6 +120,8 @@ class SessionHooks(JavaProxy):
             return None  # Spark drops temporary views first
         if kind in ("CreateView", "AlterViewAs", "DropView"):
             return self._view_statement(session, kind, command)
+        if kind in row_format.CREATES:
+            return self._create_table(session, command)
         found = self._table(session, command)
         if found is None:
             return None  # other catalogs, missing tables: Spark answers as for its own
@@ -163,6 +168,18 @@ class SessionHooks(JavaProxy):
         call = (f"CALL {quoted(catalog)}.system.sync_partition_metadata("
                 f"{sql_string(table.database)}, {sql_string(table.name)}, '{mode}')")
         return plans.parse(session, call)
+
+    def _create_table(self, session: Any, command: Any) -> Any:
+        """CREATE/REPLACE TABLE of an hms table with ROW FORMAT DELIMITED ... NULL DEFINED AS
+        '<text>': the statement with the text as SerDe property ``serialization.null.format``,
+        as Hive stores it (Spark's parser drops the clause); ``None`` for other statements."""
+        parts = row_format.created_name(self._jvm, command)
+        if parts is None or _target(session, set(self._attached), parts) is None:
+            return None
+        text = row_format.null_defined_as(self._jvm, command)
+        if text is None:
+            return None
+        return row_format.with_serde_property(self._jvm, command, row_format.NULL_FORMAT, text)
 
     def _analyze_tables(self, session: Any, command: Any) -> Any:
         """ANALYZE TABLES IN an hms database: each of its tables, as the built-in does."""

@@ -323,3 +323,12 @@ class HmsTable(ReadOnlyTable):
         return True
 
 
+class CreatedHmsTable(HmsTable):
+    """The table ``createTable`` returns. A CREATE TABLE ... AS SELECT (``writeTo(...).create()``,
+    ``saveAsTable``) writes into this object by position; the analyzer rule knows it by its
+    ``io.hmscatalog.spark.CreatedTable`` interface, and leaves that write out of Hive's strict
+    dynamic-partition mode, which guards the partitions of tables that already exist (an
+    INSERT's), not the ones of a table a statement creates."""
+
+    class Java:
+        implements = [*HmsTable.Java.implements, "io.hmscatalog.spark.CreatedTable"]

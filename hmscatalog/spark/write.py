@@ -23,6 +23,7 @@ from hmscatalog.metastore.serde import NATIVE_FORMATS, table_properties
 from hmscatalog.partitions.codec import DEFAULT_PARTITION_NAME
 from hmscatalog.partitions.spec import PartitionSpec
 from hmscatalog.partitions.types import format_value
+from hmscatalog.spark.compression import check_compression, native_options
 from hmscatalog.spark.filters import translate_v2
 from hmscatalog.spark.internals.session import conf_value
 from hmscatalog.spark.internals.write import FileWrite, attributes_by_name, prepare_file_write
@@ -107,6 +108,8 @@ class HmsWriteBuilder(JavaProxy):
 
     def build(self) -> Any:
         table = self._table
+        check_compression(self._jvm, table,
+                          self._jvm.to_dict(self._info.options().asCaseSensitiveMap()))
         return SortedWrite(
             self._jvm, f"hms {self._mode} {table.qualified_name}", f"table {table.qualified_name}",
             [c.name for c in table.partition_keys],
@@ -220,7 +223,8 @@ class HmsBatchWrite(JavaProxy):
                             f"Table {table.qualified_name}"):
             data_columns += partition_columns
         return prepare_file_write(
-            jvm, self._write_id, output, table.format, info.options(),
+            jvm, self._write_id, output, table.format,
+            native_options(table, jvm.to_dict(info.options().asCaseSensitiveMap())),
             list(attributes.values()), data_columns, partition_columns,
             table_partition_guard(jvm, table, partition_columns), magic=self._direct,
             custom_locations=elsewhere,

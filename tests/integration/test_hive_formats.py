@@ -25,6 +25,7 @@ ROWS = ("(1, 'a,b', 1.50, TIMESTAMP'2024-01-01 10:00:00', DATE'2024-01-01', true
         "named_struct('x', NULL, 'y', ''))")
 
 
+NULL_FORMAT = "serialization.null.format"
 # Hive's JSON SerDe (hive-hcatalog-core, on the session's class path: session_conf(json=True)).
 JSON = "ROW FORMAT SERDE 'org.apache.hive.hcatalog.data.JsonSerDe' STORED AS TEXTFILE"
 
@@ -204,6 +205,10 @@ def test_each_reads_what_the_other_wrote(spark: Any, db: str, client: MetastoreC
     for catalog, name in (("hms", "ours"), ("spark_catalog", "theirs")):
         spark.sql(f"CREATE TABLE {catalog}.{db}.{name} ({COLUMNS}) PARTITIONED BY (p INT) "
                   f"{stored}")
+    if "NULL DEFINED AS" in stored:  # stored as Hive stores it; the built-in's CREATE drops it
+        assert client.get_table(db, "ours").storage.serde_parameters[NULL_FORMAT] == "NA"
+        spark.sql(f"ALTER TABLE spark_catalog.{db}.theirs SET SERDEPROPERTIES "
+                  f"('{NULL_FORMAT}'='NA')")
     ours, theirs = client.get_table(db, "ours"), client.get_table(db, "theirs")
     assert replace(ours.storage, location=None) == replace(theirs.storage, location=None)
     for catalog, name in (("hms", "ours"), ("spark_catalog", "theirs")):
@@ -234,8 +239,10 @@ def test_text_values_with_delimiters_and_escapes(spark: Any, db: str) -> None:
     ours = rows(spark, f"SELECT s, arr FROM hms.{db}.esc")
     assert ours == rows(spark, f"SELECT s, arr FROM spark_catalog.{db}.esc")
     # A newline in a value ends the line: Hive and the built-in read two rows from it (unless
-    # the table sets serialization.escape.crlf=true), and so does hms.
-    expected = [v for v in values if v != "line\nbreak"] + ["line", "break"]
+    # the table sets serialization.escape.crlf=true), and so does hms. A value that is the
+    # NULL format reads as NULL, as in Hive.
+    expected = [None if v == "<null>" else v for v in values if v != "line\nbreak"] + [
+        "line", "break"]
     assert sorted((r.s for r in ours), key=repr) == sorted(expected, key=repr)
     assert all(r.arr == ["x;y", "z"] for r in ours if r.s != "line")
 
@@ -786,3 +793,107 @@ def test_bad_avro_schemas_are_refused_by_name(spark: Any, db: str, client: Metas
         "Avro schema (")
     spark.sql(f"ALTER TABLE hms.{db}.t SET TBLPROPERTIES ('avro.schema.literal'='{AVRO_ID_S}')")
     assert [tuple(r) for r in rows(spark, f"SELECT * FROM hms.{db}.t")] == [(1, "a")]
+
+
+def data_files(root: Path) -> list[Path]:
+    """The data files under a table's directory (not the commit's hidden files)."""
+    return sorted(f for f in root.rglob("part-*") if f.is_file())
+
+
+def test_null_defined_as_is_stored_written_and_read_as_hive_does(
+        spark: Any, db: str, client: MetastoreClient) -> None:
+    """ROW FORMAT DELIMITED ... NULL DEFINED AS is stored as Hive stores it (SerDe property
+    serialization.null.format; the built-in's CREATE drops it), hms writes NULL as that text
+    and reads it as NULL, and the built-in reads the table the same."""
+    spark.sql(f"CREATE TABLE hms.{db}.t (a INT, s STRING) PARTITIONED BY (p INT) "
+              "ROW FORMAT DELIMITED FIELDS TERMINATED BY ',' NULL DEFINED AS 'NA' "
+              "STORED AS TEXTFILE")
+    assert client.get_table(db, "t").storage.serde_parameters[NULL_FORMAT] == "NA"
+    spark.sql(f"INSERT INTO hms.{db}.t PARTITION (p=1) VALUES (1, NULL), (NULL, 'x'), (3, '')")
+    written = b"".join(f.read_bytes() for f in data_files(location(client, db, "t") / "p=1"))
+    assert sorted(written.splitlines()) == [b"1,NA", b"3,", b"NA,x"]
+    assert [tuple(r) for r in same_rows(spark, db, "t")] == [
+        (1, None, 1), (3, "", 1), (None, "x", 1)]
+    # The text as the statement gives it (unescaped), also in CREATE ... AS SELECT.
+    spark.sql(f"CREATE TABLE hms.{db}.c ROW FORMAT DELIMITED NULL DEFINED AS '\\\\N' "
+              "STORED AS TEXTFILE AS SELECT 1 AS a, CAST(NULL AS STRING) AS s")
+    assert client.get_table(db, "c").storage.serde_parameters[NULL_FORMAT] == "\\N"
+    assert [f.read_bytes() for f in data_files(location(client, db, "c"))] == [b"1\x01\\N\n"]
+    assert [tuple(r) for r in same_rows(spark, db, "c")] == [(1, None)]
+
+
+# Hadoop's codecs: the file name extension Hive's text writer gives, the files' first bytes.
+GZIP = ("org.apache.hadoop.io.compress.GzipCodec", ".gz", b"\x1f\x8b")
+DEFLATE = ("org.apache.hadoop.io.compress.DefaultCodec", ".deflate", b"\x78")
+
+
+@pytest.mark.parametrize(("stored", "codec", "compression_type"), [
+    ("STORED AS TEXTFILE", GZIP, None),
+    ("STORED AS TEXTFILE", DEFLATE, None),
+    ("STORED AS SEQUENCEFILE", GZIP, "BLOCK"),
+    ("STORED AS SEQUENCEFILE", DEFLATE, "RECORD"),
+])
+def test_compressed_output_as_the_builtin_writes_it(
+        spark: Any, db: str, client: MetastoreClient, stored: str,
+        codec: tuple[str, str, bytes], compression_type: str | None) -> None:
+    """With hive.exec.compress.output=true, text and SequenceFile tables are written with the
+    codec of mapreduce.output.fileoutputformat.compress.codec (and SequenceFile's
+    compression type), as the built-in writes them; each reads what the other wrote."""
+    codec_class, extension, magic = codec
+    settings = {"hive.exec.compress.output": "true",
+                "mapreduce.output.fileoutputformat.compress.codec": codec_class}
+    if compression_type:
+        settings["mapreduce.output.fileoutputformat.compress.type"] = compression_type
+    for catalog, name in (("hms", "ours"), ("spark_catalog", "theirs")):
+        spark.sql(f"CREATE TABLE {catalog}.{db}.{name} (a INT, s STRING) PARTITIONED BY (p INT) "
+                  f"{stored}")
+    try:
+        for key, value in settings.items():
+            spark.sql(f"SET {key}={value}")
+        for catalog, name in (("hms", "ours"), ("spark_catalog", "theirs")):
+            spark.sql(f"INSERT INTO {catalog}.{db}.{name} PARTITION (p) "
+                      "SELECT id, repeat('v', 100), id % 2 FROM range(50)")
+    finally:
+        for key in settings:
+            spark.sql(f"RESET {key}")
+    for name in ("ours", "theirs"):
+        files = data_files(location(client, db, name))
+        assert files, name
+        for f in files:
+            head = f.read_bytes()[:200]
+            if "TEXTFILE" in stored:
+                assert f.name.endswith(extension) and head.startswith(magic), (name, f.name)
+            else:  # SequenceFile's header: compressed, block-compressed, the codec's class
+                flags = head.split(b"org.apache.hadoop.io.Text", 1)[1][:2]
+                assert flags == (b"\x01\x01" if compression_type == "BLOCK" else b"\x01\x00")
+                assert codec_class.encode() in head, (name, head)
+    expected = rows(spark, f"SELECT * FROM spark_catalog.{db}.theirs")
+    assert len(expected) == 50
+    for table in (f"hms.{db}.ours", f"spark_catalog.{db}.ours", f"hms.{db}.theirs"):
+        assert rows(spark, f"SELECT * FROM {table}") == expected, table
+
+
+def test_an_unknown_codec_class_is_refused_before_writing(spark: Any, db: str,
+                                                          client: MetastoreClient) -> None:
+    spark.sql(f"CREATE TABLE hms.{db}.t (a INT) STORED AS TEXTFILE")
+    settings = {"hive.exec.compress.output": "true",
+                "mapreduce.output.fileoutputformat.compress.codec": "org.example.NoSuchCodec"}
+    try:
+        for key, value in settings.items():
+            spark.sql(f"SET {key}={value}")
+        assert refusal(spark, f"INSERT INTO hms.{db}.t VALUES (1)") == (
+            f"hms cannot write table {db}.t: setting "
+            "mapreduce.output.fileoutputformat.compress.codec='org.example.NoSuchCodec' (with "
+            "hive.exec.compress.output=true) is not a compression codec class on Spark's "
+            "class path")
+        spark.sql("SET mapreduce.output.fileoutputformat.compress.codec="
+                  "org.apache.hadoop.io.compress.GzipCodec")
+        spark.sql("SET mapreduce.output.fileoutputformat.compress.type=block")
+        assert refusal(spark, f"INSERT INTO hms.{db}.t VALUES (1)").startswith(
+            f"hms cannot write table {db}.t: setting "
+            "mapreduce.output.fileoutputformat.compress.type='block'")
+    finally:
+        for key in (*settings, "mapreduce.output.fileoutputformat.compress.type"):
+            spark.sql(f"RESET {key}")
+    assert list(location(client, db, "t").rglob("part-*")) == []
+    assert rows(spark, f"SELECT * FROM hms.{db}.t") == []

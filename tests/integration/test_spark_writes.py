@@ -130,6 +130,116 @@ def test_strict_mode_and_clause_order(spark: Any, db: str) -> None:
     assert _rows(spark, f"SELECT * FROM hms.{db}.t") == [(1, "x", "d", 1)]
 
 
+def test_creates_are_not_refused_in_strict_mode(spark: Any, db: str) -> None:
+    """Strict mode stops an INSERT without static partition values from writing into every
+    partition of an existing table; a CREATE ... AS SELECT (and the DataFrame creates) fills
+    a table that did not exist, and passes, as the built-in's USING parquet CTAS does. INSERTs
+    into the created tables are refused as before."""
+    spark.sql("SET hive.exec.dynamic.partition.mode=strict")
+    query = "SELECT id AS a, CAST(id % 2 AS INT) AS p FROM range(4)"
+    spark.sql(f"CREATE TABLE spark_catalog.{db}.theirs USING parquet PARTITIONED BY (p) "
+              f"AS {query}")
+    spark.sql(f"CREATE TABLE hms.{db}.ctas PARTITIONED BY (p) AS {query}")
+    spark.sql(f"CREATE TABLE hms.{db}.orc PARTITIONED BY (p) STORED AS ORC AS {query}")
+    rows = spark.sql(query)
+    rows.writeTo(f"hms.{db}.created").partitionedBy(rows.p).create()
+    for _ in range(2):  # created, then replaced
+        rows.writeTo(f"hms.{db}.replaced").partitionedBy(rows.p).createOrReplace()
+        rows.write.partitionBy("p").mode("overwrite").saveAsTable(f"hms.{db}.saved")
+    expected = _rows(spark, f"SELECT * FROM spark_catalog.{db}.theirs")
+    for name in ("ctas", "orc", "created", "replaced", "saved"):
+        assert _rows(spark, f"SELECT * FROM hms.{db}.{name}") == expected, name
+        assert _partitions(spark, f"hms.{db}.{name}") == [("p=0",), ("p=1",)], name
+    with pytest.raises(SparkRuntimeException,
+                       match=r"^Dynamic partition strict mode requires at least one static"):
+        spark.sql(f"INSERT INTO hms.{db}.ctas {query}")
+    with pytest.raises(Exception) as refused:
+        rows.write.insertInto(f"hms.{db}.created")
+    assert str(refused.value).startswith("Dynamic partition strict mode requires")
+    assert _rows(spark, f"SELECT * FROM hms.{db}.created") == expected
+
+
+PARQUET_CODEC = "spark.sql.parquet.compression.codec"
+ORC_CODEC = "spark.sql.orc.compression.codec"
+
+
+def _codecs(root: Path, stored: str) -> set[str]:
+    """The compression of the data files under ``root``, as their footers name it."""
+    import pyarrow.orc as orc
+    import pyarrow.parquet as pq
+
+    files = [f for f in root.rglob("part-*") if f.is_file()]
+    assert files
+    if stored == "ORC":
+        return {orc.ORCFile(f).compression for f in files}
+    return {pq.ParquetFile(f).metadata.row_group(0).column(0).compression for f in files}
+
+
+@pytest.mark.builtin
+def test_compression_is_chosen_as_the_builtin_chooses_it(spark: Any, db: str,
+                                                        client: MetastoreClient) -> None:
+    """parquet.compression and orc.compress as table properties win over the session's
+    codec, which applies without them; the files of both catalogs have the same codec and
+    read back the same rows."""
+    cases = [  # STORED AS, TBLPROPERTIES, session setting, the files' codec
+        ("PARQUET", "'parquet.compression'='GZIP'", None, "GZIP"),
+        ("PARQUET", "'parquet.compression'='ZSTD'", (PARQUET_CODEC, "gzip"), "ZSTD"),
+        ("PARQUET", "'parquet.compression'='UNCOMPRESSED'", None, "UNCOMPRESSED"),
+        ("PARQUET", "'other'='x'", (PARQUET_CODEC, "zstd"), "ZSTD"),
+        ("ORC", "'orc.compress'='ZLIB'", None, "ZLIB"),
+        ("ORC", "'orc.compress'='NONE'", (ORC_CODEC, "zstd"), "UNCOMPRESSED"),
+        ("ORC", "'other'='x'", (ORC_CODEC, "zstd"), "ZSTD"),
+    ]
+    for n, (stored, properties, setting, codec) in enumerate(cases):
+        for catalog in ("hms", "spark_catalog"):
+            spark.sql(f"CREATE TABLE {catalog}.{db}.{catalog}_{n} (a INT, b STRING) "
+                      f"PARTITIONED BY (p INT) STORED AS {stored} TBLPROPERTIES ({properties})")
+        if setting:
+            spark.sql(f"SET {setting[0]}={setting[1]}")
+        try:
+            for catalog in ("hms", "spark_catalog"):
+                spark.sql(f"INSERT INTO {catalog}.{db}.{catalog}_{n} PARTITION (p) "
+                          "SELECT id, repeat('x', 50), id % 2 FROM range(20)")
+        finally:
+            if setting:
+                spark.sql(f"RESET {setting[0]}")
+        case = (stored, properties, setting)
+        assert _codecs(_table_root(client, db, f"hms_{n}"), stored) == {codec}, case
+        assert _codecs(_table_root(client, db, f"spark_catalog_{n}"), stored) == {codec}, case
+        expected = _rows(spark, f"SELECT * FROM spark_catalog.{db}.spark_catalog_{n}")
+        assert _rows(spark, f"SELECT * FROM hms.{db}.hms_{n}") == expected, case
+        assert _rows(spark, f"SELECT * FROM spark_catalog.{db}.hms_{n}") == expected, case
+
+
+def test_an_unknown_codec_is_refused_before_writing(spark: Any, db: str,
+                                                   client: MetastoreClient) -> None:
+    """A codec name Spark does not know is refused naming the table, the property and the
+    value, with nothing written (the built-in fails inside the write with "Codec [foo] is
+    not available"); a CREATE ... AS SELECT leaves no table."""
+    for stored, key, kind in (("PARQUET", "parquet.compression", "Parquet"),
+                              ("ORC", "orc.compress", "ORC")):
+        name = stored.lower()
+        spark.sql(f"CREATE TABLE hms.{db}.{name} (a INT) PARTITIONED BY (p INT) "
+                  f"STORED AS {stored} TBLPROPERTIES ('{key}'='FOO')")
+        with pytest.raises(Exception) as refused:
+            spark.sql(f"INSERT INTO hms.{db}.{name} VALUES (1, 1)")
+        assert str(refused.value).startswith(
+            f"hms cannot write table {db}.{name}: its table property {key}='FOO' is not a "
+            f"{kind} compression codec (one of "), str(refused.value)
+        assert _files(_table_root(client, db, name)) == []
+        assert client.list_partition_names(db, name) == []
+        with pytest.raises(Exception) as refused:
+            spark.sql(f"CREATE TABLE hms.{db}.{name}_ctas STORED AS {stored} "
+                      f"TBLPROPERTIES ('{key}'='FOO') AS SELECT 1 AS a")
+        assert str(refused.value).startswith(
+            f"hms cannot write table {db}.{name}_ctas: its table property {key}='FOO'")
+        assert not client.table_exists(db, f"{name}_ctas")
+    # A write option names the codec over the table's property, as for Spark's own tables.
+    spark.range(3).selectExpr("CAST(id AS INT) AS a", "1 AS p").writeTo(
+        f"hms.{db}.parquet").option("compression", "gzip").append()
+    assert _codecs(_table_root(client, db, "parquet"), "PARQUET") == {"GZIP"}
+
+
 def test_too_many_partitions_writes_nothing(spark: Any, db: str,
                                             client: MetastoreClient) -> None:
     spark.sql(f"CREATE TABLE hms.{db}.t {SCHEMA}")

@@ -12,6 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from py4j.java_gateway import JavaObject
+from py4j.protocol import Py4JJavaError
+
 from hmscatalog.errors import HmsCatalogError
 from hmscatalog.metastore.model import StorageFormat
 from hmscatalog.spark.internals.session import hadoop_conf, sql_conf
@@ -128,9 +131,68 @@ class FileWrite:
             raise
 
 
-def _hive_file_format(jvm: Jvm, staging: str, serde_properties: Mapping[str, str]) -> Any:
+HIVE_COMPRESS = "hive.exec.compress.output"
+HIVE_COMPRESS_CODEC = "mapreduce.output.fileoutputformat.compress.codec"
+HIVE_COMPRESS_TYPE = "mapreduce.output.fileoutputformat.compress.type"
+
+
+def hive_compression(conf: Any, output_format: str) -> tuple[str | None, str | None] | None:
+    """``(codec class, compression type)`` (each ``None`` when unset) with which a Hive SerDe
+    write compresses its files, ``None`` when it does not: ``hive.exec.compress.output`` in
+    the Hadoop configuration ``conf``, except for ORC, whose own properties say
+    (``SaveAsHiveFile``).
+
+    Raises:
+        ValueError: ``hive.exec.compress.output`` is not true or false.
+    """
+    if output_format.lower().endswith("orcoutputformat"):
+        return None
+    flag = str(conf.get(HIVE_COMPRESS, "false")).strip().lower()
+    if flag not in ("true", "false"):
+        raise ValueError(flag)
+    if flag == "false":
+        return None
+    codec, compression_type = conf.get(HIVE_COMPRESS_CODEC), conf.get(HIVE_COMPRESS_TYPE)
+    return (None if codec is None else str(codec),
+            None if compression_type is None else str(compression_type))
+
+
+def codec_error(jvm: Jvm, file_format: StorageFormat, options: Mapping[str, str]) -> str | None:
+    """Spark's message when its Parquet (ORC) options refuse the codec ``options`` name
+    (``ParquetOptions.compressionCodecClassName``, ``OrcOptions.compressionCodec``), else
+    ``None``."""
+    name = (f"{DATASOURCES}.orc.OrcOptions" if file_format is StorageFormat.ORC
+            else f"{DATASOURCES}.parquet.ParquetOptions")
+    from pyspark.errors import IllegalArgumentException
+
+    try:
+        jvm.cls(name)(jvm.scala_map(dict(options)), sql_conf(jvm))
+    except IllegalArgumentException as exc:  # as PySpark raises it in the driver
+        return str(exc).strip()
+    except Py4JJavaError as exc:
+        if str(exc.java_exception.getClass().getName()) != "java.lang.IllegalArgumentException":
+            raise
+        return str(exc.java_exception.getMessage())
+    return None
+
+
+def codec_class_error(jvm: Jvm, name: str) -> bool:
+    """Whether ``name`` is not a Hadoop ``CompressionCodec`` class Spark can load."""
+    loader = jvm.cls("java.lang.Thread").currentThread().getContextClassLoader()
+    java_class = jvm.cls("java.lang.Class")
+    try:
+        found = java_class.forName(name.strip(), False, loader)
+    except Py4JJavaError:
+        return True
+    codec = java_class.forName("org.apache.hadoop.io.compress.CompressionCodec", False, loader)
+    return not codec.isAssignableFrom(found)
+
+
+def _hive_file_format(jvm: Jvm, staging: str, serde_properties: Mapping[str, str],
+                      conf: Any) -> Any:
     """Spark's ``HiveFileFormat`` for a table of these SerDe properties: its output format and
-    SerDe write the files, uncompressed (``hive.exec.compress.output`` is off by default)."""
+    SerDe write the files, compressed as :func:`hive_compression` says (the job's Hadoop
+    configuration ``conf`` is set up for it as ``SaveAsHiveFile`` does)."""
     loader = jvm.cls("java.lang.Thread").currentThread().getContextClassLoader()
     java_class = jvm.cls("java.lang.Class")
     properties = jvm.cls("java.util.Properties")()
@@ -140,6 +202,17 @@ def _hive_file_format(jvm: Jvm, staging: str, serde_properties: Mapping[str, str
         java_class.forName(serde_properties["file.outputformat"], True, loader), properties)
     sink = jvm.cls("org.apache.hadoop.hive.ql.plan.FileSinkDesc")(
         jvm.cls("org.apache.hadoop.fs.Path")(staging), table_desc, False)
+    compression = hive_compression(conf, serde_properties["file.outputformat"])
+    if compression is not None:
+        conf.set("mapreduce.output.fileoutputformat.compress", "true")
+        sink.setCompressed(True)
+        sink.setCompressCodec(compression[0])
+        sink.setCompressType(compression[1])
+    else:  # Parquet's and ORC's output formats: their table properties, then the session's
+        chosen = jvm.scala_object("org.apache.spark.sql.hive.execution.HiveOptions") \
+            .getHiveWriteCompression(table_desc, sql_conf(jvm))
+        if chosen.isDefined():
+            conf.set(chosen.get()._1(), chosen.get()._2())
     return jvm.cls("org.apache.spark.sql.hive.execution.HiveFileFormat")(sink)
 
 
@@ -162,7 +235,8 @@ def prepare_file_write(jvm: Jvm, write_id: str, staging: str, file_format: Stora
     session's commit protocol otherwise.
 
     Args:
-        options: the write's ``CaseInsensitiveStringMap``, for the file format and Hadoop.
+        options: the write's ``CaseInsensitiveStringMap``, or the options by name, for the
+            file format and Hadoop.
         columns: the attributes of the rows Spark hands the write, in their order.
         data_columns: the attributes written into the files.
         partition_columns: the attributes the files are partitioned by, in directory order.
@@ -172,8 +246,9 @@ def prepare_file_write(jvm: Jvm, write_id: str, staging: str, file_format: Stora
         version_directory: with ``magic``, every file goes one directory further down, into
             ``<staging>/k=v/<version_directory>/`` (an overwrite's ``hms-v<write id>``).
     """
-    scala_options = jvm.cls("org.apache.spark.api.python.PythonUtils").toScalaMap(
-        options.asCaseSensitiveMap())
+    if isinstance(options, JavaObject):  # keys as given (py4j's map view lowers them)
+        options = jvm.to_dict(options.asCaseSensitiveMap())
+    scala_options = jvm.scala_map(options)
     job = jvm.cls("org.apache.hadoop.mapreduce.Job").getInstance(
         hadoop_conf(jvm, scala_options))
     java_class = jvm.cls("java.lang.Class")
@@ -189,7 +264,8 @@ def prepare_file_write(jvm: Jvm, write_id: str, staging: str, file_format: Stora
     data_schema = jvm.cls("org.apache.spark.sql.catalyst.types.DataTypeUtils") \
         .fromAttributes(jvm.seq(list(data_columns)))
     if serde_properties is not None:
-        file_format_object = _hive_file_format(jvm, staging, serde_properties)
+        file_format_object = _hive_file_format(jvm, staging, serde_properties,
+                                               job.getConfiguration())
     else:
         file_format_object = jvm.cls(
             f"{DATASOURCES}.orc.OrcFileFormat" if file_format is StorageFormat.ORC

@@ -14,8 +14,9 @@ import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation;
  * Hands the Python side every INSERT of a plan (to check its PARTITION clause), writes by
  * position that come without one ({@code DataFrameWriter.insertInto}), and the
  * commands it runs itself (MSCK REPAIR TABLE, ALTER TABLE RECOVER PARTITIONS, SHOW PARTITIONS,
- * ANALYZE TABLE, DESCRIBE TABLE ... PARTITION), and expands views stored in an hms catalog's
- * metastore ({@link ViewExpansion}).
+ * ANALYZE TABLE, DESCRIBE TABLE ... PARTITION) or completes (CREATE TABLE), and expands views
+ * stored in an hms catalog's metastore ({@link ViewExpansion}). A CREATE ... AS SELECT's own
+ * write into the table it created ({@link CreatedTable}) is not checked.
  * Commands are told apart by class name only, so this compiles against every supported Spark.
  */
 final class HmsRule extends Rule<LogicalPlan> {
@@ -24,6 +25,11 @@ final class HmsRule extends Rule<LogicalPlan> {
           "AnalyzeColumn", "AnalyzeTables", "DescribeRelation", "CreateView", "AlterViewAs",
           "DropView", "ShowViews", "DropTable", "SetTableLocation",
           "SetTableSerDeProperties", "ShowCreateTable");
+  // CREATE / REPLACE TABLE [AS SELECT]: the Python side may complete the table's definition
+  // (ROW FORMAT DELIMITED ... NULL DEFINED AS, which Spark's parser drops); the query of an
+  // AS SELECT is then handled as any other plan (views).
+  private static final Set<String> CREATES =
+      Set.of("CreateTable", "CreateTableAsSelect", "ReplaceTable", "ReplaceTableAsSelect");
   private final SparkSession session;
   private final ViewExpansion views;
 
@@ -55,9 +61,16 @@ final class HmsRule extends Rule<LogicalPlan> {
       LogicalPlan instead = hooks.rewrite(session, plan);
       return instead == null ? plan : instead;
     }
+    if (CREATES.contains(plan.getClass().getSimpleName())) {
+      LogicalPlan instead = hooks.rewrite(session, plan);
+      plan = instead == null ? plan : instead;
+    }
     if (plan instanceof V2WriteCommand && !((V2WriteCommand) plan).isByName()
         && ((V2WriteCommand) plan).table() instanceof DataSourceV2Relation) {
       DataSourceV2Relation target = (DataSourceV2Relation) ((V2WriteCommand) plan).table();
+      if (target.table() instanceof CreatedTable) {
+        return plan;  // a CREATE ... AS SELECT's own write into the table it created
+      }
       if (target.catalog().isDefined() && target.catalog().get() instanceof HmsCatalogPlugin
           && target.identifier().isDefined()) {
         hooks.checkPositionalWrite(session, target.catalog().get().name(),
