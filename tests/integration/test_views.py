@@ -192,6 +192,37 @@ def test_create_view_through_hms_as_the_builtin_stores_it(spark: Any, db: str, b
     assert rows(spark, f"SELECT * FROM hms.{db}.swap") == [(5,)]
 
 
+def test_a_view_made_in_hms_records_the_metastores_own_catalog(
+        spark: Any, db: str, base: str, client: MetastoreClient) -> None:
+    """CREATE VIEW run while hms is the current catalog stores what the built-in stores for the
+    same statement run in spark_catalog: the text resolved in ``spark_catalog`` (the name every
+    Spark session with Hive support has for the metastore), so that a session without any hms
+    catalog reads the view, and hms still does."""
+    query = "SELECT id, s FROM base WHERE p = 1"
+    spark.sql(f"USE hms.{db}")
+    spark.sql(f"CREATE VIEW ours AS {query}")
+    spark.sql("CREATE VIEW other AS SELECT 1 AS x")
+    spark.sql(f"ALTER VIEW other AS SELECT count(*) AS n FROM {db}.base")
+    spark.sql(f"USE spark_catalog.{db}")
+    spark.sql(f"CREATE VIEW theirs AS {query}")
+    spark.sql("USE spark_catalog.default")
+    ours, theirs = client.get_table(db, "ours"), client.get_table(db, "theirs")
+    assert ours.parameters["view.catalogAndNamespace.part.0"] == "spark_catalog"
+    assert {k: v for k, v in ours.parameters.items() if k != "transient_lastDdlTime"} == {
+        k: v for k, v in theirs.parameters.items() if k != "transient_lastDdlTime"}
+    assert (ours.view_original_text, ours.view_expanded_text) == (
+        theirs.view_original_text, theirs.view_expanded_text)
+    expected = [(1, "a"), (2, "b")]
+    for catalog in ("hms", "spark_catalog"):
+        assert rows(spark, f"SELECT * FROM {catalog}.{db}.ours") == expected, catalog
+        assert rows(spark, f"SELECT * FROM {catalog}.{db}.other") == [(3,)], catalog
+    # A session that has only the built-in catalog.
+    plain = spark.newSession()
+    plain.conf.unset("spark.sql.catalog.hms")
+    assert rows(plain, f"SELECT * FROM spark_catalog.{db}.ours") == expected
+    assert rows(plain, f"SELECT * FROM spark_catalog.{db}.other") == [(3,)]
+
+
 def stored_views(spark: Any, db: str) -> list[str]:
     """SHOW VIEWS IN hms.db without the session's temporary views (other tests make some)."""
     return [name for _, name, temporary in rows(spark, f"SHOW VIEWS IN hms.{db}")
