@@ -1,9 +1,11 @@
 """Spark's pushed data source filters (``org.apache.spark.sql.sources.Filter``) as predicates.
 
 Anything without a faithful translation becomes :class:`~hmscatalog.expressions.Opaque`, which
-never prunes. A TIMESTAMP literal becomes an :class:`~hmscatalog.expressions.instants.Instant`,
-which partition values are compared with in the session time zone (given as ``zone``) as Spark
-casts them; without a zone it stays opaque.
+never prunes. A filter names its column as Spark prints a name (``a``, ```a-b```, ``s.x`` for
+a nested field): the name is read back the same way, and a nested field, never a partition
+column, stays opaque. A TIMESTAMP literal becomes an
+:class:`~hmscatalog.expressions.instants.Instant`, which partition values are compared with in
+the session time zone (given as ``zone``) as Spark casts them; without a zone it stays opaque.
 """
 
 from __future__ import annotations
@@ -72,6 +74,38 @@ def _value(value: Any, zone: dt.tzinfo | None) -> Any:
     raise _Untranslatable(type(value).__name__)
 
 
+def name_parts(text: str) -> list[str]:
+    """The parts of a multi-part name as Spark prints it (``quoteIfNeeded``: a part is
+    back-quoted, with back-quotes doubled, unless it is a plain word): ``s.`a-b``` is
+    ``["s", "a-b"]``."""
+    parts: list[str] = []
+    i, n = 0, len(text)
+    while i <= n:
+        if i < n and text[i] == "`":
+            part, i = [], i + 1
+            while i < n and not (text[i] == "`" and text[i + 1:i + 2] != "`"):
+                part.append(text[i])
+                i += 2 if text[i] == "`" else 1
+            parts.append("".join(part))
+            i += 1  # the closing back-quote
+        else:
+            end = text.find(".", i)
+            end = n if end < 0 else end
+            parts.append(text[i:end])
+            i = end
+        i += 1  # the dot between parts
+    return parts
+
+
+def _column(attribute: Any) -> str:
+    """The top-level column a V1 filter's attribute names; a nested field has no
+    translation."""
+    parts = name_parts(str(attribute))
+    if len(parts) != 1:
+        raise _Untranslatable("nested field")
+    return parts[0]
+
+
 _INTEGER = re.compile(r"-?[0-9]+")
 
 
@@ -101,17 +135,17 @@ def to_predicate(spark_filter: Any, zone: dt.tzinfo | None = None) -> Predicate:
 def _translate(f: Any, zone: dt.tzinfo | None) -> Predicate:
     kind = str(f.productPrefix())  # Spark's filters are case classes: this is their name
     if kind in _COMPARISONS:
-        return Compare(str(f.attribute()), _COMPARISONS[kind], _value(f.value(), zone))
+        return Compare(_column(f.attribute()), _COMPARISONS[kind], _value(f.value(), zone))
     if kind == "EqualNullSafe":
-        return EqualNullSafe(str(f.attribute()), _value(f.value(), zone))
+        return EqualNullSafe(_column(f.attribute()), _value(f.value(), zone))
     if kind == "In":
-        return In(str(f.attribute()), _in_values(f, zone))
+        return In(_column(f.attribute()), _in_values(f, zone))
     if kind == "IsNull":
-        return IsNull(str(f.attribute()))
+        return IsNull(_column(f.attribute()))
     if kind == "IsNotNull":
-        return IsNotNull(str(f.attribute()))
+        return IsNotNull(_column(f.attribute()))
     if kind == "StringStartsWith":
-        return StartsWith(str(f.attribute()), str(f.value()))
+        return StartsWith(_column(f.attribute()), str(f.value()))
     if kind == "And":
         return And(to_predicate(f.left(), zone), to_predicate(f.right(), zone))
     if kind == "Or":
@@ -130,7 +164,8 @@ def translate(spark_filter: Any, zone: dt.tzinfo | None = None) -> tuple[Predica
     (asked of Spark only when part of the filter has no translation)."""
     predicate = to_predicate(spark_filter, zone)
     if has_opaque(predicate):
-        return predicate, {str(name).lower() for name in spark_filter.references()}
+        return predicate, {name_parts(str(name))[0].lower()
+                           for name in spark_filter.references()}
     return predicate, columns_of(predicate)
 
 

@@ -203,7 +203,9 @@ class SessionHooks(JavaProxy):
         if kind == "DropView":
             drop_view(self._jvm, client, catalog, database, name, bool(command.ifExists()))
         else:
-            create_view(self._jvm, session, client, catalog, database, name, command)
+            same = [other for other, attached in self._attached.items()
+                    if attached.client.uris == client.uris]
+            create_view(self._jvm, session, client, catalog, database, name, command, same)
         return plans.local_relation(self._jvm, "", [])
 
     def _alter_storage(self, session: Any, kind: str, catalog: str, table: Table,

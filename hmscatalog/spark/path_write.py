@@ -23,7 +23,7 @@ from hmscatalog.metastore.model import StorageFormat
 from hmscatalog.spark.attach import proxy_jvm, storage_options
 from hmscatalog.spark.internals import session
 from hmscatalog.spark.internals.write import FileWrite, attributes_by_name, prepare_file_write
-from hmscatalog.spark.jvm import CATALOG_PKG, JavaProxy, Jvm
+from hmscatalog.spark.jvm import CATALOG_PKG, JavaProxy, Jvm, quoted
 from hmscatalog.spark.partition_guard import partition_guard
 from hmscatalog.spark.write import WRITE, SortedWrite
 from hmscatalog.storage.filesystems import Storage, on_object_store, open_storage
@@ -214,7 +214,7 @@ class PathWriteTable(JavaProxy):
         expressions = "org.apache.spark.sql.connector.expressions"
         identity = self._jvm.cls(f"{expressions}.Expressions").identity
         return self._jvm.array(self._jvm.cls(f"{expressions}.Transform"),
-                               [identity(name) for name in self._plan.partition_by])
+                               [identity(quoted(name)) for name in self._plan.partition_by])
 
     def properties(self) -> Any:
         return self._jvm.hash_map({"provider": self._plan.format.name.lower(),

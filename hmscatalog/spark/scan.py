@@ -30,7 +30,7 @@ from hmscatalog.sources.source import ReadTarget, Selection, describe
 from hmscatalog.spark.filters import translate, translate_v2, without_implied_not_null
 from hmscatalog.spark.internals import read
 from hmscatalog.spark.internals.session import time_zone
-from hmscatalog.spark.jvm import JavaProxy, Jvm
+from hmscatalog.spark.jvm import JavaProxy, Jvm, quoted
 from hmscatalog.spark.listing import ListingCache, directory_stamps
 from hmscatalog.spark.rows import internal_row
 from hmscatalog.spark.serde_io import recursive_directories, serde_scan
@@ -146,7 +146,7 @@ class HmsScan(JavaProxy):
         make = self._jvm.cls("org.apache.spark.sql.connector.expressions.Expressions")
         return self._jvm.array(
             self._jvm.cls("org.apache.spark.sql.connector.expressions.NamedReference"),
-            [make.column(name) for name in names])
+            [make.column(quoted(name)) for name in names])  # parsed as a SQL name
 
     def filter(self, predicates: Any) -> None:
         if self._runtime is None:

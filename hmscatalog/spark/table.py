@@ -15,7 +15,7 @@ from hmscatalog.sources.projection import projection_of
 from hmscatalog.sources.source import ReadTarget
 from hmscatalog.spark.describe import partition_metadata
 from hmscatalog.spark.internals.session import v2_columns
-from hmscatalog.spark.jvm import CATALOG_PKG, JavaProxy
+from hmscatalog.spark.jvm import CATALOG_PKG, JavaProxy, quoted
 from hmscatalog.spark.rows import internal_row, partition_strings
 from hmscatalog.spark.scan import CatalogContext, HmsScanBuilder
 from hmscatalog.spark.serde_io import check_readable, check_writable, serde_columns, serde_refusal
@@ -82,7 +82,7 @@ class ReadOnlyTable(JavaProxy):
     def partitioning(self) -> Any:
         expressions = "org.apache.spark.sql.connector.expressions"
         identity = self._jvm.cls(f"{expressions}.Expressions").identity
-        transforms = [identity(c.name) for c in self.target.partition_keys]
+        transforms = [identity(quoted(c.name)) for c in self.target.partition_keys]  # SQL names
         return self._jvm.array(self._jvm.cls(f"{expressions}.Transform"), transforms)
 
     def properties(self) -> Any:

@@ -5,7 +5,8 @@ supported Spark (4.0 and 4.1 have no view statements for catalog plugins).
 A view is stored as Spark's built-in catalog stores one, so that each catalog reads what the
 other made: a ``VIRTUAL_VIEW`` whose original and expanded texts are the query as written, its
 columns typed by the analyzed query, and Spark's properties: the catalog and namespace the text
-is resolved in (``view.catalogAndNamespace.*``), the query's output names
+is resolved in (``view.catalogAndNamespace.*``; ``spark_catalog`` for the metastore's own
+catalog, as the built-in records it, whatever the hms catalog's name), the query's output names
 (``view.query.out.*``), the session's SQL settings that change what a query means
 (``view.sqlConfig.*``), and ``spark.sql.create.version``.
 """
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Collection
 from typing import Any
 
 from hmscatalog.errors import NoSuchObject
@@ -23,6 +25,7 @@ from hmscatalog.spark.describe import Row
 from hmscatalog.spark.internals import plans
 from hmscatalog.spark.jvm import Jvm, quoted
 from hmscatalog.spark.plugin import REGISTRY_CLASS
+from hmscatalog.spark.views import SESSION_CATALOG
 
 VIEW_PLANS = "io.hmscatalog.spark.ViewPlans"
 
@@ -62,8 +65,10 @@ def _wrong_type(jvm: Jvm, operation: str, qualified: str, found: Table) -> None:
 
 
 def create_view(jvm: Jvm, session: Any, client: MetastoreClient, catalog: str, database: str,
-                name: str, command: Any) -> None:
-    """CREATE [OR REPLACE] VIEW [IF NOT EXISTS] and ALTER VIEW ... AS on an hms view."""
+                name: str, command: Any, this_metastore: Collection[str] = ()) -> None:
+    """CREATE [OR REPLACE] VIEW [IF NOT EXISTS] and ALTER VIEW ... AS on an hms view;
+    ``this_metastore``: the catalogs that are the view's metastore (``catalog`` and any other
+    hms catalog on it), recorded as ``spark_catalog`` when the text is resolved in one."""
     qualified = quoted(catalog, database, name)
     altering = plans.kind(command) == "AlterViewAs"
     existing = _existing(client, database, name)
@@ -123,7 +128,7 @@ def create_view(jvm: Jvm, session: Any, client: MetastoreClient, catalog: str, d
         if command.comment().isDefined():
             parameters["comment"] = str(command.comment().get())
         parameters["view.schemaMode"] = str(command.viewSchemaMode().toString())
-    parameters.update(_view_properties(jvm, session, out_names))
+    parameters.update(_view_properties(jvm, session, out_names, {catalog, *this_metastore}))
     parameters["spark.sql.sources.schema"] = str(schema.json())
     view = Table(database=database, name=name, columns=columns, storage=_VIEW_STORAGE,
                  table_type=VIRTUAL_VIEW, parameters=parameters,
@@ -144,10 +149,21 @@ def _spark_view_key(key: str) -> bool:
                            "view.referredTemp", "spark.sql.sources.schema"))
 
 
-def _view_properties(jvm: Jvm, session: Any, out_names: list[str]) -> dict[str, str]:
-    """Spark's properties of a view made now in ``session``."""
+def _view_properties(jvm: Jvm, session: Any, out_names: list[str],
+                     this_metastore: Collection[str]) -> dict[str, str]:
+    """Spark's properties of a view made now in ``session``.
+
+    The text is resolved in the session's current catalog and namespace. When that catalog is
+    the view's own metastore, it is recorded as the built-in catalog records it,
+    ``spark_catalog``: the name every Spark session with Hive support has for its metastore
+    (hms reads ``spark_catalog`` in a stored view as the metastore's own catalog, see
+    :mod:`hmscatalog.spark.views`), not the name of this session's hms catalog, which other
+    sessions, and Hive, lack.
+    """
     found = plans.current_catalog(session)
-    current, namespace = found if found is not None else ("spark_catalog", ["default"])
+    current, namespace = found if found is not None else (SESSION_CATALOG, ["default"])
+    if current in this_metastore:
+        current = SESSION_CATALOG
     parts = [current, *namespace]
     props = {"view.catalogAndNamespace.numParts": str(len(parts)),
              "view.query.out.numCols": str(len(out_names)),

@@ -27,7 +27,7 @@ from hmscatalog.spark.compression import check_compression, native_options
 from hmscatalog.spark.filters import translate_v2
 from hmscatalog.spark.internals.session import conf_value
 from hmscatalog.spark.internals.write import FileWrite, attributes_by_name, prepare_file_write
-from hmscatalog.spark.jvm import JavaProxy, Jvm
+from hmscatalog.spark.jvm import JavaProxy, Jvm, quoted
 from hmscatalog.spark.partition_guard import table_partition_guard
 from hmscatalog.spark.scan import CatalogContext
 from hmscatalog.storage.filesystems import on_object_store
@@ -156,7 +156,8 @@ class SortedWrite(JavaProxy):
         expressions = "org.apache.spark.sql.connector.expressions"
         make = self._jvm.cls(f"{expressions}.Expressions")
         ascending = self._jvm.cls(f"{expressions}.SortDirection").ASCENDING
-        orders = [make.sort(make.column(name), ascending) for name in self._partition_names]
+        orders = [make.sort(make.column(quoted(name)), ascending)
+                  for name in self._partition_names]
         return self._jvm.array(self._jvm.cls(f"{expressions}.SortOrder"), orders)
 
     def toBatch(self) -> Any:

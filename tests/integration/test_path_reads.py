@@ -84,6 +84,35 @@ def test_globs(spark: Any, layout: Path) -> None:
         read_partitioned(spark, f"{layout}/hr={{a..3}}")
 
 
+def test_a_partition_column_whose_name_needs_back_quotes(spark: Any, tmp_path: Path) -> None:
+    """Directories ``column%2F%23%25%27%3F=<n>`` as Spark writes a column named
+    ``column/#%'?``: read, pruned and narrowed by a join at run time, as Spark reads them."""
+    name = "column/#%'?"
+    column = f"`{name}`"
+    root = tmp_path / "odd"
+    (spark.range(30).selectExpr("id AS a", f"CAST(id % 3 AS INT) AS {column}")
+     .write.partitionBy(name).parquet(str(root)))
+    assert (root / "column%2F%23%25%27%3F=1").is_dir()
+    df = read_partitioned(spark, str(root))
+    theirs = spark.read.parquet(str(root))
+    assert df.schema == theirs.schema
+    assert _rows(df) == _rows(theirs)
+    pruned = df.where(f"{column} = 1")
+    assert _rows(pruned) == _rows(theirs.where(f"{column} = 1"))
+    assert "partitions=1/3" in _scan_text(pruned)
+    spark.createDataFrame([(2, "x"), (0, "y")], "k INT, tag STRING").write.parquet(
+        str(tmp_path / "keys"))
+    keys = spark.read.parquet(str(tmp_path / "keys"))
+    spark.conf.set("spark.sql.adaptive.enabled", "false")
+    try:
+        joined = df.join(keys.where("tag = 'x'"), df[column] == keys.k)
+        assert sorted(r.a for r in joined.collect()) == list(range(2, 30, 3))
+        scan = _scan_text(joined)
+        assert "partitions=1/3" in scan and "after runtime filtering" in scan, scan
+    finally:
+        spark.conf.unset("spark.sql.adaptive.enabled")
+
+
 def test_types_and_partitioning_switch(spark: Any, tmp_path: Path,
                                        caplog: pytest.LogCaptureFixture) -> None:
     root = tmp_path / "t"

@@ -327,3 +327,58 @@ def test_reads_follow_changes_to_partition_directories(spark: Any, db: str,
     assert _rows(spark.sql(in_p2)) == [(4, 2)]
     spark.sql(f"REFRESH TABLE hms.{db}.t")
     assert _rows(spark.sql(in_p2)) == [(4, 2), (40, 2), (41, 2)]
+
+
+@pytest.mark.builtin
+def test_partition_columns_whose_names_need_back_quotes(spark: Any, db: str,
+                                                        client: MetastoreClient) -> None:
+    """Partition (and data) columns named ```a-b``` and ```Part Key```, in tables made by
+    either catalog: each catalog writes (static and dynamic partitions) and reads the other's
+    table; hms prunes on them, narrows a join at run time by them, lists, describes and
+    analyzes their partitions. The built-in cannot send a filter on such a column to the
+    metastore (INTERNAL_ERROR_HIVE_METASTORE_PARTITION_FILTER) unless told to fall back."""
+    columns = "(a INT, `x y` STRING) PARTITIONED BY (`a-b` STRING, `Part Key` INT)"
+    spark.sql(f"CREATE TABLE hms.{db}.ours {columns} STORED AS PARQUET")
+    spark.sql(f"CREATE TABLE spark_catalog.{db}.theirs {columns} STORED AS PARQUET")
+    spark.sql(f"CREATE TABLE hms.{db}.keys (k STRING, m INT) STORED AS PARQUET")
+    spark.sql(f"INSERT INTO hms.{db}.keys VALUES ('q', 1), ('r', 2)")
+    spark.conf.set("spark.sql.hive.metastorePartitionPruningFallbackOnException", "true")
+    spark.conf.set("spark.sql.adaptive.enabled", "false")
+    try:
+        for table in ("ours", "theirs"):
+            for catalog, value in (("hms", 1), ("spark_catalog", 2)):
+                spark.sql(f"INSERT INTO {catalog}.{db}.{table} PARTITION (`a-b` = 'q', "
+                          f"`Part Key` = {value}) VALUES ({value}, 'static')")
+                spark.sql(f"INSERT INTO {catalog}.{db}.{table} PARTITION (`a-b`, `Part Key`) "
+                          f"VALUES ({value + 10}, 'dynamic', 'r', {value})")
+            everything = f"SELECT * FROM {{}}.{db}.{table}"
+            ours = _rows(spark.sql(everything.format("hms")))
+            assert ours == _rows(spark.sql(everything.format("spark_catalog"))), table
+            assert len(ours) == 4, table
+            for where, selected in (("`a-b` = 'q'", 2), ("`Part Key` = 2 AND `a-b` = 'r'", 1),
+                                    ("`x y` = 'static'", 4)):
+                query = f"SELECT a, `a-b` FROM {{}}.{db}.{table} WHERE {where}"
+                pruned = spark.sql(query.format("hms"))
+                assert _rows(pruned) == _rows(spark.sql(query.format("spark_catalog"))), where
+                assert f"partitions={selected}/4" in _scan_text(pruned), where
+            join = (f"SELECT a, m FROM {{}}.{db}.{table} JOIN hms.{db}.keys ON `a-b` = k "
+                    "WHERE m = 1")
+            joined = spark.sql(join.format("hms"))
+            assert _rows(joined) == _rows(spark.sql(join.format("spark_catalog")))
+            assert _rows(joined) == [(1, 1), (2, 1)]
+            scan = _scan_text(joined)
+            assert "partitions=2/4" in scan and "after runtime filtering" in scan, scan
+            shown = _rows(spark.sql(f"SHOW PARTITIONS hms.{db}.{table}"))
+            # hms names the columns as the metastore does, lower case (Hive's own SHOW
+            # PARTITIONS); the built-in keeps the case of a table it made.
+            assert shown == [(r[0].lower(),) for r in _rows(
+                spark.sql(f"SHOW PARTITIONS spark_catalog.{db}.{table}"))]
+            assert shown[0] == ("a-b=q/part key=1",)
+            spark.sql(f"ANALYZE TABLE hms.{db}.{table} PARTITION (`a-b` = 'q', `Part Key` = 1) "
+                      "COMPUTE STATISTICS")
+            assert client.get_partition(db, table, ["q", "1"]).parameters["numRows"] == "1"
+    finally:
+        spark.conf.unset("spark.sql.hive.metastorePartitionPruningFallbackOnException")
+        spark.conf.unset("spark.sql.adaptive.enabled")
+    created = spark.sql(f"SHOW CREATE TABLE hms.{db}.ours").collect()[0][0]
+    assert "PARTITIONED BY (`a-b`, `part key`)" in created, created

@@ -90,6 +90,55 @@ def test_views_in_subqueries_and_with_names(spark: Any, db: str, base: str) -> N
         spark.sql("DROP VIEW ids")
 
 
+# View texts with WITH clauses, each with the rows it reads from base (and other, a table whose
+# name a WITH clause also defines).
+WITH_VIEWS = {
+    "top": ("WITH c AS (SELECT id, s FROM base WHERE p = 1) SELECT * FROM c",
+            [(1, "a"), (2, "b")]),
+    "nested": ("SELECT x FROM (WITH c AS (SELECT id FROM base WHERE p = 2) "
+               "SELECT id * 10 AS x FROM c) sub", [(30,)]),
+    "in_subquery": ("SELECT id FROM base WHERE id IN (WITH c AS (SELECT 2 AS id) "
+                    "SELECT id FROM c)", [(2,)]),
+    # Inside its own definition the name is the table's; after it, the WITH clause's.
+    "shadowing": ("WITH base AS (SELECT id FROM base WHERE p = 2) SELECT count(*) AS n, "
+                  "max(id) AS m FROM base", [(1, 3)]),
+    "table_name": ("WITH other AS (SELECT 99 AS id) SELECT id FROM other", [(99,)]),
+    "chained": ("WITH c AS (SELECT id FROM base), d AS (SELECT max(id) AS m FROM c) "
+                "SELECT m FROM d", [(3,)]),
+}
+
+
+def test_views_with_with_clauses(spark: Any, db: str, base: str,
+                                 client: MetastoreClient) -> None:
+    """Views whose text has WITH clauses (at the top, in a subquery, in a subquery expression,
+    with names of real tables), made by the built-in, by hms and as Hive stores them, read the
+    same rows through hms as through the built-in: a WITH name is the view's own."""
+    spark.sql(f"CREATE TABLE spark_catalog.{db}.other (id INT) STORED AS PARQUET")
+    spark.sql(f"INSERT INTO spark_catalog.{db}.other VALUES (7)")
+    spark.sql(f"USE spark_catalog.{db}")
+    for name, (text, _) in WITH_VIEWS.items():
+        spark.sql(f"CREATE VIEW spark_catalog.{db}.b_{name} AS {text}")
+        spark.sql(f"CREATE VIEW hms.{db}.h_{name} AS {text}")
+    spark.sql("USE spark_catalog.default")
+    client.create_table(Table(
+        database=db, name="hive_with", table_type=VIRTUAL_VIEW, columns=(Column("id", "int"),),
+        storage=Storage(location=None, input_format=None, output_format=None, serde=None),
+        view_original_text="with c as (select id from base where p = 2) select id from c",
+        view_expanded_text=(f"with c as (select `base`.`id` from `{db}`.`base` where "
+                            "`base`.`p` = 2) select `c`.`id` from c")))
+    for name, (_, expected) in [*WITH_VIEWS.items(), ("hive_with", ("", [(3,)]))]:
+        for view in ((f"b_{name}", f"h_{name}") if name != "hive_with" else (name,)):
+            ours = rows(spark, f"SELECT * FROM hms.{db}.{view}")
+            assert ours == expected, view
+            assert ours == rows(spark, f"SELECT * FROM spark_catalog.{db}.{view}"), view
+    # In a query with a WITH clause of its own, and named by another view.
+    assert rows(spark, f"WITH c AS (SELECT 5 AS id) SELECT c.id, v.s FROM c, hms.{db}.h_top v "
+                "WHERE v.id = 1") == [(5, "a")]
+    spark.sql(f"CREATE VIEW hms.{db}.outer_view AS WITH c AS (SELECT * FROM hms.{db}.b_top) "
+              "SELECT count(*) AS n FROM c")
+    assert rows(spark, f"SELECT * FROM hms.{db}.outer_view") == [(2,)]
+
+
 def refusal(spark: Any, statement: str) -> str:
     """The first line of the error ``statement`` fails with."""
     with pytest.raises(Exception) as raised:
@@ -141,6 +190,37 @@ def test_create_view_through_hms_as_the_builtin_stores_it(spark: Any, db: str, b
     spark.sql(f"DROP TABLE hms.{db}.swap")
     spark.sql(f"CREATE VIEW hms.{db}.swap AS SELECT 5 AS id")
     assert rows(spark, f"SELECT * FROM hms.{db}.swap") == [(5,)]
+
+
+def test_a_view_made_in_hms_records_the_metastores_own_catalog(
+        spark: Any, db: str, base: str, client: MetastoreClient) -> None:
+    """CREATE VIEW run while hms is the current catalog stores what the built-in stores for the
+    same statement run in spark_catalog: the text resolved in ``spark_catalog`` (the name every
+    Spark session with Hive support has for the metastore), so that a session without any hms
+    catalog reads the view, and hms still does."""
+    query = "SELECT id, s FROM base WHERE p = 1"
+    spark.sql(f"USE hms.{db}")
+    spark.sql(f"CREATE VIEW ours AS {query}")
+    spark.sql("CREATE VIEW other AS SELECT 1 AS x")
+    spark.sql(f"ALTER VIEW other AS SELECT count(*) AS n FROM {db}.base")
+    spark.sql(f"USE spark_catalog.{db}")
+    spark.sql(f"CREATE VIEW theirs AS {query}")
+    spark.sql("USE spark_catalog.default")
+    ours, theirs = client.get_table(db, "ours"), client.get_table(db, "theirs")
+    assert ours.parameters["view.catalogAndNamespace.part.0"] == "spark_catalog"
+    assert {k: v for k, v in ours.parameters.items() if k != "transient_lastDdlTime"} == {
+        k: v for k, v in theirs.parameters.items() if k != "transient_lastDdlTime"}
+    assert (ours.view_original_text, ours.view_expanded_text) == (
+        theirs.view_original_text, theirs.view_expanded_text)
+    expected = [(1, "a"), (2, "b")]
+    for catalog in ("hms", "spark_catalog"):
+        assert rows(spark, f"SELECT * FROM {catalog}.{db}.ours") == expected, catalog
+        assert rows(spark, f"SELECT * FROM {catalog}.{db}.other") == [(3,)], catalog
+    # A session that has only the built-in catalog.
+    plain = spark.newSession()
+    plain.conf.unset("spark.sql.catalog.hms")
+    assert rows(plain, f"SELECT * FROM spark_catalog.{db}.ours") == expected
+    assert rows(plain, f"SELECT * FROM spark_catalog.{db}.other") == [(3,)]
 
 
 def stored_views(spark: Any, db: str) -> list[str]:

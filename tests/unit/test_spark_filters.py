@@ -60,7 +60,7 @@ def test_long_integer_in_lists_are_read_from_the_filter_text() -> None:
     from hmscatalog.spark.filters import to_predicate
 
     keys = list(range(-3, 1000))
-    spark_filter = _In("sk, [x", keys)  # a name that looks like the list's start
+    spark_filter = _In("`sk, [x`", keys)  # a name that looks like the list's start
     assert to_predicate(spark_filter) == In("sk, [x", tuple(keys))
     assert spark_filter.values().reads == 1  # the first value, for its type
 
@@ -74,3 +74,24 @@ def test_other_in_lists_are_read_value_by_value() -> None:
     assert to_predicate(_In("s", words)) == In("s", tuple(words))
     odd = _In("sk", list(range(20)), text="In(sk, [something else])")
     assert to_predicate(odd) == In("sk", tuple(range(20)))
+
+
+def test_names_are_read_as_spark_prints_them() -> None:
+    from hmscatalog.spark.filters import name_parts
+
+    assert name_parts("a") == ["a"]
+    assert name_parts("`a-b`") == ["a-b"]
+    assert name_parts("`Part Key`") == ["Part Key"]
+    assert name_parts("`column/#%'?`") == ["column/#%'?"]
+    assert name_parts("`a.b`") == ["a.b"]
+    assert name_parts("s.x") == ["s", "x"]
+    assert name_parts("s.`x``y`.z") == ["s", "x`y", "z"]
+    assert name_parts("````") == ["`"]
+
+
+def test_a_filter_on_a_back_quoted_column_names_the_column() -> None:
+    from hmscatalog.spark.filters import to_predicate
+
+    assert to_predicate(_In("`a-b`", ["q", "r"])) == In("a-b", ("q", "r"))
+    nested = to_predicate(_In("s.`x y`", [1, 2]))  # a nested field: no partition column
+    assert not isinstance(nested, In)

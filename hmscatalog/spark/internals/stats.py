@@ -19,8 +19,10 @@ def location_sizes(jvm: Jvm, name: str, locations: Sequence[str | None]) -> list
     TABLE (``CommandUtils.calculateMultipleLocationSizes``: names starting with ``_`` or ``.``
     and Hive's staging directories do not count); ``name`` is the table's, for Spark's log."""
     utils = jvm.scala_object(COMMAND_UTILS)
-    uri = jvm.cls("java.net.URI")
-    paths = [jvm.none() if loc is None else jvm.some(uri(loc)) for loc in locations]
+    # As Spark reads a stored location (CatalogUtils.stringToURI): a Hadoop path, whose URI
+    # escapes what a directory name may hold unescaped (``part key=1``).
+    path = jvm.cls("org.apache.hadoop.fs.Path")
+    paths = [jvm.none() if loc is None else jvm.some(path(loc).toUri()) for loc in locations]
     identifier = jvm.scala_object("org.apache.spark.sql.catalyst.TableIdentifier").apply(name)
     sizes = utils.calculateMultipleLocationSizes(jvm.jsession, identifier, jvm.seq(paths))
     return [int(str(sizes.apply(i))) for i in range(sizes.size())]

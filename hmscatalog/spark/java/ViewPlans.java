@@ -7,6 +7,7 @@ import java.util.Map;
 
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.TableIdentifier;
+import org.apache.spark.sql.catalyst.analysis.CTESubstitution$;
 import org.apache.spark.sql.catalyst.catalog.CatalogStorageFormat$;
 import org.apache.spark.sql.catalyst.catalog.CatalogTable;
 import org.apache.spark.sql.catalyst.catalog.CatalogTable$;
@@ -102,8 +103,26 @@ public final class ViewPlans {
     if (relation instanceof SubqueryAlias) {  // named as the query named it: catalog.db.view
       List<String> parts = List.of(catalog, database, name);
       relation = SubqueryAlias$.MODULE$.apply(CollectionConverters.asScala(parts).toSeq(),
-          ((SubqueryAlias) relation).child());
+          withClausesSubstituted(((SubqueryAlias) relation).child()));
     }
-    return relation;
+    return withClausesSubstituted(relation);
+  }
+
+  /**
+   * A {@code View} whose text's {@code WITH} clauses are substituted, as the analyzer does
+   * first to every query ({@code CTESubstitution}, before any relation is resolved): the text
+   * of a view the analyzer did not make is resolved as part of the query that names it, after
+   * that step, so its {@code WITH} names would otherwise be looked up as tables. The names a
+   * {@code WITH} clause defines then refer to its relations wherever Spark's scoping says so
+   * (a name inside its own definition is the table of that name).
+   */
+  private static LogicalPlan withClausesSubstituted(LogicalPlan node) {
+    if (!(node instanceof View)) {
+      return node;
+    }
+    LogicalPlan text = ((View) node).child();
+    LogicalPlan substituted = CTESubstitution$.MODULE$.apply(text);
+    return substituted == text ? node
+        : node.withNewChildren(CollectionConverters.asScala(List.of(substituted)).toSeq());
   }
 }
