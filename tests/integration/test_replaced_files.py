@@ -224,3 +224,27 @@ def test_other_engines_read_a_replaced_unpartitioned_table(spark: Any, db: str,
         f"SELECT v FROM read_parquet('{home}/**/*.parquet')").fetchall()) == [200, 201]
     spark.sql(f"DROP TABLE hms.{db}.u")
     assert not home.exists()
+
+
+@pytest.mark.spark
+def test_a_failed_overwrite_on_s3_leaves_nothing(
+        spark: Any, db: str, s3a_jars: list[str], moto_s3: Any, s3a_bucket: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """An overwrite whose metastore update fails after its uploads completed (below
+    ``k=v/hms-v<id>/``) is undone: the table reads and holds what it did."""
+    from remote import unique_root
+
+    remote = Remote("s3a", unique_root("w", f"s3a://{s3a_bucket}"), spark, moto_s3)
+    table = f"hms.{db}.t"
+    spark.sql(f"CREATE TABLE {table} (v BIGINT) PARTITIONED BY (k INT) STORED AS PARQUET "
+              f"LOCATION '{remote.location('t')}'")
+    spark.sql(f"INSERT INTO {table} SELECT id, CAST(id % 2 AS INT) FROM range(4)")
+    before = sorted(tuple(r) for r in spark.sql(f"SELECT * FROM {table}").collect())
+    files = remote.files("t")
+    monkeypatch.setenv("HMSCATALOG_FAULTS", "fail@register")
+    with pytest.raises(Exception, match="injected"):
+        spark.sql(f"INSERT OVERWRITE {table} PARTITION (k) "
+                  "SELECT 100 + id, CAST(id % 3 AS INT) FROM range(6)")
+    monkeypatch.delenv("HMSCATALOG_FAULTS")
+    assert sorted(tuple(r) for r in spark.sql(f"SELECT * FROM {table}").collect()) == before
+    assert remote.files("t") == files
