@@ -10,6 +10,7 @@ Hive catalog, on one metastore, and the two are compared.
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass, field, replace
 
 # -- types ---------------------------------------------------------------------------------------
@@ -261,9 +262,19 @@ def _nested_reads(columns: tuple[Column, ...]) -> list[str]:
     return reads
 
 
+def constant(value: str) -> str:
+    """A partition value drawn by :func:`literal` as a PARTITION clause takes it: a constant
+    (``93``, ``'x'``, ``'2024-01-05'``), not an expression."""
+    cast = re.fullmatch(r"CAST\((.*) AS (?:INT|STRING)\)", value)
+    if cast:
+        return cast.group(1)
+    date = re.fullmatch(r"DATE('.*')", value)
+    return date.group(1) if date else value
+
+
 def _spec_value(rnd: random.Random, pool: list[str]) -> str:
     values = [v for v in pool if not v.startswith("CAST(NULL")]
-    return rnd.choice(values) if values else pool[0].replace("NULL", "'0'")
+    return constant(rnd.choice(values)) if values else "'0'"
 
 
 def draw(seed: int) -> Case:
@@ -307,7 +318,8 @@ def draw(seed: int) -> Case:
         if kind == "multi_insert":
             first = parts[0]
             spec = [(first.name, _spec_value(rnd, pools[first.name])), *spec[1:]]
-            second = [(first.name, literal(rnd, first.type, edgy, nulls=False)), *spec[1:]]
+            second = [(first.name, constant(literal(rnd, first.type, edgy, nulls=False))),
+                      *spec[1:]]
         overwrite = kind in ("insert", "insert_into") and rnd.random() < 0.4
         if kind in CREATES or (index == 0 and kind == "overwrite_partitions"):
             overwrite = False
