@@ -90,8 +90,14 @@ def _unreadable(line: str) -> bool:
 
 
 def first_line(exc: BaseException) -> str:
+    """The first line of ``exc`` as a user sees it; for a Py4J error (whose first line is the
+    call), with the Java exception's line after it."""
     lines = [line for line in str(exc).strip().splitlines() if line.strip()]
-    return lines[0] if lines else type(exc).__name__
+    if not lines:
+        return type(exc).__name__
+    if _unreadable(lines[0]) and len(lines) > 1:
+        return f"{lines[0]} {lines[1].strip()[:300]}"
+    return lines[0]
 
 
 def _norm(value: Any) -> Any:
@@ -314,7 +320,8 @@ class Runner:
                 findings.append(Finding(case, "hms refused a write the built-in made",
                                         error_h, text_h))
                 return "hms refused"
-            if error_h is not None and _unreadable(error_h):
+            if error_h is not None and _unreadable(error_h) and not (
+                    error_b is not None and _unreadable(error_b)):
                 findings.append(Finding(case, "an error whose first line says nothing",
                                         error_h, text_h))
                 return "unreadable error"
