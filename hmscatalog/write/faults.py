@@ -43,8 +43,11 @@ def _faults() -> dict[str, tuple[str, int]]:
 
 
 def reached(point: str) -> None:
-    """Called by the commit at each named point."""
+    """Called by the commit at each named point. Counting starts again once the variable has
+    been unset, so that faults set and unset by one test do not shift another's."""
     if ENVIRONMENT not in os.environ:
+        if _reached:
+            _reached.clear()
         return
     fault = _faults().get(point)
     if fault is None:
