@@ -130,6 +130,7 @@ def test_strict_mode_and_clause_order(spark: Any, db: str) -> None:
     assert _rows(spark, f"SELECT * FROM hms.{db}.t") == [(1, "x", "d", 1)]
 
 
+@pytest.mark.builtin
 def test_creates_are_not_refused_in_strict_mode(spark: Any, db: str) -> None:
     """Strict mode stops an INSERT without static partition values from writing into every
     partition of an existing table; a CREATE ... AS SELECT (and the DataFrame creates) fills
