@@ -198,10 +198,11 @@ class Jvm:
 
     def struct_type(self, columns: Sequence[Column], comments: bool = False) -> Any:
         """A Spark ``StructType`` from metastore columns (Hive type strings), with their
-        comments if ``comments`` (a table's schema, as DESCRIBE shows it)."""
+        comments if ``comments`` (a table's schema, as DESCRIBE shows it; an empty comment is
+        kept, as the built-in keeps it: Hive's AvroSerDe gives '' for a field without a doc)."""
         ddl = ", ".join(f"{quoted(col.name)} {col.type}"
-                        + (f" COMMENT {sql_string(col.comment)}" if comments and col.comment
-                           else "")
+                        + (f" COMMENT {sql_string(col.comment)}"
+                           if comments and col.comment is not None else "")
                         for col in columns)
         struct = self.cls("org.apache.spark.sql.types.StructType")
         # StructType is immutable: one object per schema and session.
