@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -126,3 +127,9 @@ def stopped_child(uri: str, db: str, point: str, rows: State) -> subprocess.Pope
     wait_stopped(child.pid)
     assert child.poll() is None, child.communicate()[1][-2000:]
     return child
+
+
+def resume(child: subprocess.Popen[str]) -> str:
+    """Continue a stopped child (:func:`stopped_child`) and wait for it to end; its stderr."""
+    os.kill(child.pid, signal.SIGCONT)
+    return child.communicate(timeout=120)[1]

@@ -3,8 +3,6 @@ keeps a name of its own, and a commit that would move a file onto another fails,
 
 from __future__ import annotations
 
-import os
-import signal
 import uuid
 from pathlib import Path
 from typing import Any
@@ -13,7 +11,7 @@ from urllib.parse import urlparse
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from crash_helpers import leftovers, make_table, stopped_child, table_state
+from crash_helpers import leftovers, make_table, resume, stopped_child, table_state
 
 from hmscatalog.errors import HmsCatalogError
 from hmscatalog.metastore.client import MetastoreClient
@@ -149,8 +147,7 @@ def test_a_file_missing_after_the_moves_fails_the_write_undone(
                     if not p.name.startswith(".")
                     and pq.read_table(p).column("v").to_pylist() == [100])
         moved.unlink()
-        os.kill(child.pid, signal.SIGCONT)
-        _, err = child.communicate(timeout=120)
+        err = resume(child)
     finally:
         if child.poll() is None:
             child.kill()

@@ -17,6 +17,7 @@ from crash_helpers import (
     applied,
     leftovers,
     make_table,
+    resume,
     run_child,
     stopped_child,
     table_state,
@@ -134,8 +135,7 @@ def test_a_record_being_saved_by_a_live_writer_is_left_alone(
         assert len(left) == 1 and left[0].endswith(".json.tmp"), left
         result = recover(client, table)
         assert result.unsaved == [] and _commits(tmp_path / "t") == left
-        os.kill(child.pid, signal.SIGCONT)
-        _, err = child.communicate(timeout=120)
+        err = resume(child)
         assert child.returncode == 0, err[-2000:]
     finally:
         if child.poll() is None:

@@ -22,6 +22,7 @@ from crash_helpers import (
     applied,
     leftovers,
     make_table,
+    resume,
     run_child,
     table_state,
     wait_stopped,
@@ -160,8 +161,7 @@ def test_a_running_write_is_left_alone(client: MetastoreClient, metastore_uri: s
         result = recover(client, table)
         assert result.running == [records[0].stem] and not result.finished + result.undone
         assert records[0].exists()
-        os.kill(child.pid, signal.SIGCONT)
-        _, err = child.communicate(timeout=120)
+        err = resume(child)
         assert child.returncode == 0, err[-2000:]
     finally:
         if child.poll() is None:

@@ -59,24 +59,25 @@ def table(tmp_path: Path) -> tuple[Storage, Path, Path]:
     return storage, staging, part
 
 
+def _refusal(storage: Storage, staging: Path, moves: list[tuple[Path, Path]]) -> str:
+    """Why check_moves refuses the plan of ``moves``."""
+    with pytest.raises(HmsCatalogError) as raised:
+        steps.check_moves(storage, _record(staging.parent, moves))
+    return str(raised.value)
+
+
 def test_two_files_moved_to_one_name_are_refused(table: tuple[Storage, Path, Path]) -> None:
     storage, staging, part = table
-    record = _record(staging.parent, [(staging / "a", part / "new"),
-                                      (staging / "b", part / "new")])
-    with pytest.raises(HmsCatalogError) as raised:
-        steps.check_moves(storage, record)
-    assert str(raised.value).startswith(
+    assert _refusal(storage, staging, [(staging / "a", part / "new"),
+                                       (staging / "b", part / "new")]).startswith(
         f"two files would be moved to file:{part}/new: file:{staging}/a and file:{staging}/b;")
 
 
 def test_a_file_moved_onto_one_that_exists_is_refused(
         table: tuple[Storage, Path, Path]) -> None:
     storage, staging, part = table
-    record = _record(staging.parent, [(staging / "a", part / "new"),
-                                      (staging / "b", part / "old")])
-    with pytest.raises(HmsCatalogError) as raised:
-        steps.check_moves(storage, record)
-    assert str(raised.value).startswith(
+    assert _refusal(storage, staging, [(staging / "a", part / "new"),
+                                       (staging / "b", part / "old")]).startswith(
         f"file:{staging}/b would be moved to file:{part}/old, which exists;")
     # A directory the plan creates is there when the moves are made.
     trash = staging.parent / ".hms-trash-W"
