@@ -179,10 +179,16 @@ class Runner:
         query = self._select(case, (), step.where)
         names = [p.name for p in case.partitions]
         if step.kind == "create":
+            if not names:  # partitionedBy takes one column or more
+                text = f"spark.sql({query!r}).writeTo({table!r}).create()"
+                return text, lambda: spark.sql(query).writeTo(table).create()
+            # Spark parses the name of each partitionedBy column again, for every catalog:
+            # back-quoted twice (README, differences).
+            refs = [quote(quote(n)) for n in names]
             text = (f"spark.sql({query!r}).writeTo({table!r})"
-                    f".partitionedBy(*[col(quote(n)) for n in {names!r}]).create()")
+                    f".partitionedBy(*[col(n) for n in {refs!r}]).create()")
             return text, lambda: spark.sql(query).writeTo(table).partitionedBy(
-                *[_col(quote(n)) for n in names]).create()
+                *[_col(n) for n in refs]).create()
         if step.kind == "save_as_table":
             # Spark parses partitionBy's names for catalogs other than its own: back-quoted
             # (README, differences).

@@ -382,3 +382,25 @@ def test_partition_columns_whose_names_need_back_quotes(spark: Any, db: str,
         spark.conf.unset("spark.sql.adaptive.enabled")
     created = spark.sql(f"SHOW CREATE TABLE hms.{db}.ours").collect()[0][0]
     assert "PARTITIONED BY (`a-b`, `part key`)" in created, created
+
+
+def test_dataframe_writes_name_such_partition_columns_back_quoted(spark: Any, db: str) -> None:
+    """Spark parses the partition column names of DataFrame writes into catalog plugins as SQL
+    names (partitionedBy's once more): back-quoted they make the table partitioned by them;
+    unquoted, Spark refuses the call before hms sees it (README, differences)."""
+    from pyspark.sql.functions import col
+
+    rows = spark.sql("SELECT id AS a, CAST(id % 2 AS STRING) AS `part key` FROM range(4)")
+    rows.write.partitionBy("`part key`").saveAsTable(f"hms.{db}.saved")
+    rows.writeTo(f"hms.{db}.created").partitionedBy(col("```part key```")).create()
+    for name in ("saved", "created"):
+        assert _rows(spark.sql(f"SHOW PARTITIONS hms.{db}.{name}")) == [
+            ("part key=0",), ("part key=1",)], name
+        assert _rows(spark.sql(f"SELECT * FROM hms.{db}.{name}")) == _rows(rows), name
+    for write in (lambda: rows.write.partitionBy("part key").saveAsTable(f"hms.{db}.plain"),
+                  lambda: rows.writeTo(f"hms.{db}.plain").partitionedBy(
+                      col("`part key`")).create()):
+        with pytest.raises(Exception) as refused:
+            write()
+        assert str(refused.value).lstrip().startswith("[PARSE_SYNTAX_ERROR]"), refused.value
+    assert not spark.catalog.tableExists(f"hms.{db}.plain")
