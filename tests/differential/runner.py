@@ -182,9 +182,10 @@ class Runner:
             if not names:  # partitionedBy takes one column or more
                 text = f"spark.sql({query!r}).writeTo({table!r}).create()"
                 return text, lambda: spark.sql(query).writeTo(table).create()
-            # Spark parses the name of each partitionedBy column again, for every catalog:
-            # back-quoted twice (README, differences).
-            refs = [quote(quote(n)) for n in names]
+            # Spark parses each partitionedBy column's name again, as it prints the name (in
+            # back-quotes only if it has a dot): other names back-quoted twice (README,
+            # differences).
+            refs = [quote(n) if "." in n else quote(quote(n)) for n in names]
             text = (f"spark.sql({query!r}).writeTo({table!r})"
                     f".partitionedBy(*[col(n) for n in {refs!r}]).create()")
             return text, lambda: spark.sql(query).writeTo(table).partitionedBy(

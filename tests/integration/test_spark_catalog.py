@@ -390,13 +390,16 @@ def test_dataframe_writes_name_such_partition_columns_back_quoted(spark: Any, db
     unquoted, Spark refuses the call before hms sees it (README, differences)."""
     from pyspark.sql.functions import col
 
-    rows = spark.sql("SELECT id AS a, CAST(id % 2 AS STRING) AS `part key` FROM range(4)")
+    rows = spark.sql("SELECT id AS a, CAST(id % 2 AS STRING) AS `part key`, "
+                     "CAST(id % 2 AS STRING) AS `x.y` FROM range(4)")
     rows.write.partitionBy("`part key`").saveAsTable(f"hms.{db}.saved")
     rows.writeTo(f"hms.{db}.created").partitionedBy(col("```part key```")).create()
-    for name in ("saved", "created"):
+    rows.writeTo(f"hms.{db}.dotted").partitionedBy(col("`x.y`")).create()
+    for name, key in (("saved", "part key"), ("created", "part key"), ("dotted", "x.y")):
         assert _rows(spark.sql(f"SHOW PARTITIONS hms.{db}.{name}")) == [
-            ("part key=0",), ("part key=1",)], name
-        assert _rows(spark.sql(f"SELECT * FROM hms.{db}.{name}")) == _rows(rows), name
+            (f"{key}=0",), (f"{key}=1",)], name
+        assert _rows(spark.sql(f"SELECT a, `part key`, `x.y` FROM hms.{db}.{name}")) == _rows(
+            rows), name
     for write in (lambda: rows.write.partitionBy("part key").saveAsTable(f"hms.{db}.plain"),
                   lambda: rows.writeTo(f"hms.{db}.plain").partitionedBy(
                       col("`part key`")).create()):
