@@ -103,6 +103,35 @@ def _pid_alive(pid: int) -> bool:
     return SERVER_MAIN.encode() in cmdline
 
 
+def _gone(pid: int) -> bool:
+    """Whether the server process has exited and closed its files (its listening socket, its
+    Derby database): no such process, a zombie whose threads have all ended, or the pid taken
+    by another program. While a JVM exits, its cmdline reads empty and its main thread may be
+    a zombie before its other threads end and its files close, so :func:`_pid_alive` alone
+    would let a restart find the port still taken."""
+    proc = Path(f"/proc/{pid}")
+    try:
+        state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        cmdline = (proc / "cmdline").read_bytes()
+        threads = os.listdir(proc / "task")
+    except (OSError, IndexError):
+        return not _pid_alive(pid)
+    if state in ("Z", "X"):
+        return threads == [str(pid)]
+    return bool(cmdline) and SERVER_MAIN.encode() not in cmdline
+
+
+def _wait_closed(host: str, port: int, timeout_s: float = 10.0) -> None:
+    """Until nothing accepts connections on host:port (or ``timeout_s`` passes)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            sock.settimeout(0.5)
+            if sock.connect_ex((host, port)) != 0:
+                return
+        time.sleep(0.1)
+
+
 def _port_free(host: str, port: int) -> bool:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         # As Java's server sockets do: connections lingering in TIME_WAIT do not block a bind.
@@ -281,7 +310,7 @@ def _terminate(pid: int, timeout_s: float = 30.0) -> None:
         while time.monotonic() < deadline:
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(pid, os.WNOHANG)
-            if not _pid_alive(pid):
+            if _gone(pid):
                 return
             time.sleep(0.1)
 
@@ -297,6 +326,7 @@ def stop(data_dir: Path | None = None, timeout_s: float = 30.0) -> ServerInfo:
     if info is None:
         raise ServerError(f"no metastore server is running with data dir {data_dir}")
     _terminate(info.pid, timeout_s)
+    _wait_closed(info.host, info.port)  # a restart on the same port finds it free
     with contextlib.suppress(OSError):
         _state_file(data_dir).unlink()
     return info
