@@ -121,14 +121,17 @@ def _gone(pid: int) -> bool:
     return bool(cmdline) and SERVER_MAIN.encode() not in cmdline
 
 
+def _accepts(host: str, port: int) -> bool:
+    """Whether something accepts TCP connections on host:port."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.settimeout(0.5)
+        return sock.connect_ex((host, port)) == 0
+
+
 def _wait_closed(host: str, port: int, timeout_s: float = 10.0) -> None:
     """Until nothing accepts connections on host:port (or ``timeout_s`` passes)."""
     deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-            sock.settimeout(0.5)
-            if sock.connect_ex((host, port)) != 0:
-                return
+    while time.monotonic() < deadline and _accepts(host, port):
         time.sleep(0.1)
 
 
@@ -140,9 +143,7 @@ def _port_free(host: str, port: int) -> bool:
             sock.bind((host, port))
         except OSError:
             return False
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.settimeout(0.5)
-        return sock.connect_ex((host, port)) != 0
+    return not _accepts(host, port)
 
 
 def _derby_locked(data_dir: Path) -> bool:
