@@ -110,6 +110,9 @@ def _spark_pipeline(uri: str, client: MetastoreClient) -> None:
                          "appender.err.layout.pattern = %p %c{1}: %m%n\n")
     spark = (SparkSession.builder.master("local[2]").appName("hmscatalog-demo")
              .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2")
+             # The driver's RPC and block ports: this machine only, as the metastore's.
+             .config("spark.driver.bindAddress", "127.0.0.1")
+             .config("spark.driver.host", "127.0.0.1")
              .config("spark.ui.showConsoleProgress", "false")
              .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={quiet_log}")
              .getOrCreate())

@@ -11,6 +11,7 @@ from hmscatalog import jars
 from hmscatalog.cli import recover, repair, serve
 from hmscatalog.errors import HmsCatalogError
 from hmscatalog.metastore import server
+from hmscatalog.metastore.launcher import is_loopback
 from hmscatalog.metastore.releases import DEFAULT_LINE, RELEASES, release
 from hmscatalog.storage import hadoop_jars
 
@@ -30,7 +31,11 @@ def _metastore_start(args: argparse.Namespace) -> int:
               "(first use only)...", file=sys.stderr)
     info = server.start(port=args.port, data_dir=args.data_dir, db=args.db, on_wait=waiting,
                         hive_version=args.hive_version, with_s3=args.with_s3,
-                        hadoop_conf=_settings(args.conf))
+                        hadoop_conf=_settings(args.conf), host=args.host,
+                        insecure=args.insecure)
+    if not is_loopback(info.host):
+        print(f"warning: the metastore at {info.uri} lets in, with no authentication, every "
+              f"client that reaches port {info.port} of {info.host}", file=sys.stderr)
     word = "already running" if already is not None else "started"
     print(f"Hive Metastore {info.hive_version} {word}: pid {info.pid}, db {info.db}, "
           f"data dir {info.data_dir}",
@@ -94,7 +99,14 @@ def build_parser() -> argparse.ArgumentParser:
     metastore = commands.add_parser("metastore", help="run an embedded Hive Metastore")
     actions = metastore.add_subparsers(dest="action", required=True)
     start = actions.add_parser("start", help="start it in the background and print its URI")
-    start.add_argument("--port", type=int, default=server.DEFAULT_PORT)
+    start.add_argument("--port", type=int, default=server.DEFAULT_PORT,
+                       help=f"the Thrift port (default {server.DEFAULT_PORT})")
+    start.add_argument("--host", default=server.DEFAULT_HOST,
+                       help=f"the address to listen on (default {server.DEFAULT_HOST}: this "
+                       "machine only; 0.0.0.0: every interface, which needs --insecure)")
+    start.add_argument("--insecure", action="store_true",
+                       help="allow a --host other machines reach, although the metastore "
+                       "lets in every client with no authentication")
     data_dir_arg(start)
     start.add_argument("--db", default="derby",
                        help="'derby' (embedded, default) or postgresql://user:pw@host:port/db")

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
+
+from hmscatalog.metastore.launcher import is_loopback
 
 
 def add_parser(commands: Any) -> None:
@@ -16,7 +19,12 @@ def add_parser(commands: Any) -> None:
     parser.add_argument("uri", metavar="HMS_URI",
                         help="thrift://host:port (comma-separated for failover)")
     parser.add_argument("--port", type=int, default=10000, help="port to serve on (10000)")
-    parser.add_argument("--host", default="127.0.0.1", help="address to bind (127.0.0.1)")
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="the address to listen on (default 127.0.0.1: this machine only; "
+                        "0.0.0.0: every interface, which needs --insecure)")
+    parser.add_argument("--insecure", action="store_true",
+                        help="allow a --host other machines reach, although the server lets "
+                        "in every client with no authentication")
     parser.add_argument("--name", default="hms", help="catalog name (hms)")
     parser.set_defaults(func=run)
 
@@ -24,6 +32,9 @@ def add_parser(commands: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from hmscatalog.spark.serve import serve_forever
 
+    if args.insecure and not is_loopback(args.host):
+        print(f"warning: the server lets in, with no authentication, every client that "
+              f"reaches port {args.port} of {args.host}", file=sys.stderr)
     serve_forever(args.uri, args.port, args.host, args.name,
-                  ready=lambda line: print(line, flush=True))
+                  ready=lambda line: print(line, flush=True), insecure=args.insecure)
     return 0

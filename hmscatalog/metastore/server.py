@@ -33,7 +33,7 @@ from pathlib import Path
 
 from hmscatalog import jars as jar_cache
 from hmscatalog.errors import ServerError
-from hmscatalog.metastore import setup
+from hmscatalog.metastore import launcher, setup
 from hmscatalog.metastore.releases import SERVER_MAIN, release
 from hmscatalog.metastore.setup import POSTGRES_JDBC_JARS, backing_db
 from hmscatalog.processes import find_java, free_port, log_tail
@@ -66,7 +66,9 @@ class ServerInfo:
 
     @property
     def uri(self) -> str:
-        return f"thrift://{self.host}:{self.port}"
+        """What clients connect to: the host's name when the server listens everywhere."""
+        host = socket.gethostname() if self.host in ("0.0.0.0", "::") else self.host
+        return f"thrift://{host}:{self.port}"
 
 
 def find_spark_jars() -> Path:
@@ -200,6 +202,7 @@ def start(
     hive_version: str | None = None,
     with_s3: bool = False,
     hadoop_conf: Mapping[str, str] | None = None,
+    insecure: bool = False,
 ) -> ServerInfo:
     """Start a metastore server in the background, or return the one already on ``data_dir``.
 
@@ -207,7 +210,8 @@ def start(
         port: the Thrift port.
         data_dir: where configuration, Derby database, warehouse and log live.
         db: ``derby`` or a ``postgresql://`` URI.
-        host: the address clients use (the server listens on every interface).
+        host: the address the server listens on (a name or an IP address; ``0.0.0.0``: every
+            interface). Only loopback addresses unless ``insecure``.
         timeout_s: how long to wait for the port to answer.
         heap: the JVM's maximum heap.
         on_wait: called with the seconds waited so far while the server starts.
@@ -216,9 +220,12 @@ def start(
             once) on the server's class path, so that it accepts ``s3a://`` locations.
         hadoop_conf: settings for the file systems the server opens (``fs.s3a.endpoint``,
             ``fs.s3a.path.style.access``, credentials...), written to its site file.
+        insecure: allow a ``host`` other machines can reach, although the server lets in
+            every client that reaches it.
 
     Raises:
-        ServerError: no Java, no pyspark, an unknown release, port taken, data dir in use or
+        ServerError: no Java, no pyspark, an unknown release, a non-loopback ``host`` without
+            ``insecure``, port taken, data dir in use or
             holding another release's database, or the server died or did not answer in time
             (the message ends with the tail of its log).
         JarsUnavailable: the release's jars are not cached and cannot be fetched.
@@ -227,7 +234,8 @@ def start(
     data_dir = Path(data_dir or default_data_dir()).resolve()
     running = status(data_dir)
     if running is not None:
-        if (running.port == port and running.db == backing_db(db, data_dir).label
+        if (running.port == port and running.host == host
+                and running.db == backing_db(db, data_dir).label
                 and running.hive_version == hive.version and running.s3 == with_s3):
             return running
         raise ServerError(
@@ -236,6 +244,7 @@ def start(
             f"db {running.db}; stop it first: "
             f"hmscatalog metastore stop --data-dir {data_dir}"
         )
+    launcher.check_host(host, insecure, "the metastore")
     java = find_java()
     jars = find_spark_jars()
     backing = backing_db(db, data_dir)
@@ -257,14 +266,13 @@ def start(
     classpath = setup.class_path(hive, conf, backing, jars, with_s3)
     setup.init_schema(hive, data_dir, backing, java, classpath)
     log_path = data_dir / "metastore.log"
-    command = [
+    command = launcher.command(java, [
         # Hive 4 adds a batch of partitions with one INSERT of many rows, which Derby's parser
         # descends recursively: a deeper stack than the default 1 MB (1,000 partitions per batch).
-        java, f"-Xmx{heap}", "-Xss16m", "-XX:+UseSerialGC", "-Dderby.system.durability=test",
+        f"-Xmx{heap}", "-Xss16m", "-XX:+UseSerialGC", "-Dderby.system.durability=test",
         f"-Dlog4j2.configurationFile={conf / 'log4j2.properties'}",
         f"-Dderby.stream.error.file={data_dir / 'derby.log'}",
-        "-cp", classpath, SERVER_MAIN, "-p", str(port),
-    ]
+    ], classpath, host, SERVER_MAIN, ["-p", str(port)])
     with open(log_path, "ab") as log:
         log.write(f"--- starting {hive.label} on port {port} at {time.ctime()}\n".encode())
         log.flush()

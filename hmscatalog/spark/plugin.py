@@ -14,12 +14,8 @@ INSERT's PARTITION clause and the repair commands (see :mod:`hmscatalog.spark.ho
 from __future__ import annotations
 
 import hashlib
-import os
 import re
-import shutil
 import subprocess
-import tempfile
-import zipfile
 from collections.abc import Iterable, Sequence
 from importlib import resources
 from pathlib import Path
@@ -27,6 +23,7 @@ from typing import Any
 
 from hmscatalog import jars as jar_cache
 from hmscatalog.errors import HmsCatalogError
+from hmscatalog.javac import build_jar, jdk_tool
 from hmscatalog.metastore.server import find_spark_jars
 from hmscatalog.storage import hadoop_jars
 
@@ -61,13 +58,7 @@ def _spark_version(jars: Path) -> str:
 
 
 def _tool(name: str) -> str:
-    home = os.environ.get("JAVA_HOME")
-    found = str(Path(home) / "bin" / name) if home else shutil.which(name)
-    if not found or not Path(found).exists():
-        raise PluginBuildError(
-            f"hms needs the JDK's {name} to build its Spark plugin once (a JRE is not enough): "
-            "install a JDK 17 (e.g. apt-get install openjdk-17-jdk-headless) or set JAVA_HOME")
-    return found
+    return jdk_tool(name, "its Spark plugin", PluginBuildError)
 
 
 # "public default java.util.Set<X> capabilities();", with or without "throws ...".
@@ -178,24 +169,8 @@ def _build(jars: Path, sources: dict[str, str], forwarded: set[str], target: Pat
     sources = {**sources,
                "HmsCatalogPlugin.java": plugin_source(interface_methods(listed.stdout),
                                                       forwarded)}
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="hmscatalog-java-") as work:
-        src, out = Path(work) / "src", Path(work) / "classes"
-        src.mkdir()
-        for name, text in sources.items():
-            (src / name).write_text(text)
-        compiled = subprocess.run(
-            [_tool("javac"), "-nowarn", "-encoding", "UTF-8", "--release", "17", "-cp",
-             classpath, "-d", str(out), *sorted(str(p) for p in src.glob("*.java"))],
-            capture_output=True, text=True, check=False)
-        if compiled.returncode != 0:
-            raise PluginBuildError(f"javac could not build hmscatalog's Spark plugin against "
-                                   f"{jars}: {compiled.stderr.strip()[:2000]}")
-        partial = target.with_suffix(f".{os.getpid()}.tmp")
-        with zipfile.ZipFile(partial, "w") as jar:
-            for path in sorted(out.rglob("*.class")):
-                jar.write(path, path.relative_to(out).as_posix())
-        os.replace(partial, target)
+    build_jar(sources, target, "hmscatalog's Spark plugin", PluginBuildError,
+              classpath=classpath)
 
 
 def load(jvm_view: Any) -> None:

@@ -14,6 +14,8 @@ from typing import Any
 
 import pytest
 
+from listening import listening_sockets_of
+
 from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.server import free_port
 
@@ -36,7 +38,9 @@ def _wait_for_port(port: int, process: subprocess.Popen[str], log: Path) -> None
 
 
 @pytest.fixture(scope="module")
-def served(metastore_uri: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
+def serving(metastore_uri: str,
+            tmp_path_factory: pytest.TempPathFactory) -> Iterator[subprocess.Popen[str]]:
+    """``hmscatalog serve`` on a free port (``serving.args[-1]``), with the defaults."""
     port = free_port()
     log = tmp_path_factory.mktemp("serve") / "serve.log"
     env = {**os.environ, "PYSPARK_PYTHON": sys.executable}
@@ -46,13 +50,18 @@ def served(metastore_uri: str, tmp_path_factory: pytest.TempPathFactory) -> Iter
              "--port", str(port)], stdout=out, stderr=subprocess.STDOUT, text=True, env=env)
     try:
         _wait_for_port(port, process, log)
-        yield port
+        yield process
     finally:
         process.terminate()
         try:
             process.wait(timeout=60)
         except subprocess.TimeoutExpired:
             process.kill()
+
+
+@pytest.fixture
+def served(serving: subprocess.Popen[str]) -> int:
+    return int(serving.args[-1])
 
 
 def _query(port: int, *statements: str) -> list[tuple[Any, ...]]:
@@ -89,3 +98,23 @@ def test_each_connection_has_its_own_session_with_hives_rules(served: int,
     _query(served, f"INSERT INTO {t} PARTITION (p='x') VALUES (1)")
     _query(served, f"CALL hms.system.flush_metadata_cache('{unique_db}', 'strict')")
     assert _query(served, f"SELECT * FROM {t}") == [(1, "x")]
+
+
+def test_every_port_of_the_server_is_on_loopback(serving: subprocess.Popen[str]) -> None:
+    """The SQL port, and the driver's own ports and Spark's UI, which Spark would open on the
+    host's address and on every interface."""
+    sockets = listening_sockets_of(serving.pid)
+    assert ("127.0.0.1", int(serving.args[-1])) in sockets
+    assert {address for address, _ in sockets} == {"127.0.0.1"}, sockets
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "192.0.2.2"])
+def test_a_host_other_machines_reach_needs_insecure(metastore_uri: str, host: str) -> None:
+    refused = subprocess.run(
+        [sys.executable, "-m", "hmscatalog.cli.main", "serve", metastore_uri, "--host", host],
+        capture_output=True, text=True, timeout=120)
+    assert refused.returncode == 1
+    assert refused.stderr.splitlines() == [
+        f"hmscatalog: error: host {host} is not a loopback address: the SQL server would let "
+        "every machine that reaches it in, with no authentication; listen there anyway with "
+        "--insecure (insecure=True), or keep the default 127.0.0.1"]
