@@ -20,6 +20,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from thrift.protocol import TBinaryProtocol
+from thrift.protocol.TProtocol import TProtocolException
 from thrift.Thrift import TApplicationException
 from thrift.transport import TSocket, TTransport
 
@@ -37,6 +38,13 @@ DEFAULT_CONNECT_TIMEOUT_S = 10.0
 DEFAULT_RETRIES = 4
 DEFAULT_BACKOFF_S = 0.25
 MAX_BACKOFF_S = 8.0
+# The most a reply may claim for one string or binary value, and for one list, set or map:
+# Hive 4's clients refuse any message over 100 MB (thrift's maxMessageSize), and a longer claim
+# is garbage that would otherwise be read (and held) until it ends.
+MAX_STRING_BYTES = 100 * 1024 * 1024
+MAX_CONTAINER_ITEMS = 10_000_000
+_SIZES = (TTransport.TTransportException.NEGATIVE_SIZE,
+          TTransport.TTransportException.SIZE_LIMIT)
 
 
 def parse_uris(uris: str | Sequence[str]) -> list[tuple[str, int]]:
@@ -85,6 +93,52 @@ def _closed_by_peer(exc: BaseException) -> bool:
 def _message(exc: BaseException) -> str:
     text = getattr(exc, "message", None) or str(exc) or type(exc).__name__
     return " ".join(str(text).split())
+
+
+def _not_thrift(exc: BaseException) -> bool:
+    """Whether ``exc`` says the reply was not the binary protocol of a Thrift service: a bad
+    version word, a length past the limits, text that is not UTF-8."""
+    return (isinstance(exc, (TProtocolException, OverflowError, UnicodeDecodeError))
+            or (isinstance(exc, TTransport.TTransportException) and exc.type in _SIZES))
+
+
+def _not_thrift_detail(exc: BaseException) -> str:
+    """What was wrong with a reply, for ``exc`` that :func:`_not_thrift` accepts."""
+    if isinstance(exc, OverflowError):  # thrift's C decoder: "size exceeded specified limit: N"
+        limit = str(exc).rsplit(":", 1)[-1].strip()
+        if limit == str(MAX_CONTAINER_ITEMS):
+            return f"a list, set or map of more than {MAX_CONTAINER_ITEMS:,} items"
+        if limit == str(MAX_STRING_BYTES):
+            return f"a value of more than {MAX_STRING_BYTES:,} bytes"
+    return _message(exc)
+
+
+def _timed_out(exc: BaseException) -> bool:
+    return isinstance(exc, TimeoutError) or (
+        isinstance(exc, TTransport.TTransportException)
+        and exc.type == TTransport.TTransportException.TIMED_OUT)
+
+
+class _Buffered(TTransport.TBufferedTransport):
+    """A buffered transport that refuses, before reading them, values longer than any reply
+    may hold: thrift's C decoder checks the lengths of the values it keeps, not of those it
+    skips (a field of another type), whose bytes it would read and hold."""
+
+    def cstringio_refill(self, partialread: bytes, reqlen: int) -> Any:
+        if reqlen > MAX_STRING_BYTES:
+            raise TTransport.TTransportException(
+                TTransport.TTransportException.SIZE_LIMIT,
+                f"a value of {reqlen:,} bytes (at most {MAX_STRING_BYTES:,} bytes)")
+        return super().cstringio_refill(partialread, reqlen)
+
+
+def _protocol(transport: TTransport.TTransportBase) -> TBinaryProtocol.TBinaryProtocol:
+    # strictRead: a reply must start with the protocol's version word (Hive's servers write
+    # it), so that other bytes (an HTTP server's answer) are refused at once instead of being
+    # read as the length of a method name.
+    return TBinaryProtocol.TBinaryProtocolAccelerated(
+        transport, strictRead=True, string_length_limit=MAX_STRING_BYTES,
+        container_length_limit=MAX_CONTAINER_ITEMS)
 
 
 class MetastoreConnection:
@@ -149,23 +203,27 @@ class MetastoreConnection:
             host, port = self._addresses[index]
             sock = TSocket.TSocket(host, port)
             sock.setTimeout(self._connect_timeout_s * 1000)
-            transport = TTransport.TBufferedTransport(sock)
+            transport = _Buffered(sock)
             try:
                 transport.open()
             except TTransport.TTransportException as exc:
                 errors.append(f"thrift://{host}:{port}: {_message(exc)}")
                 continue
-            sock.setTimeout(self._timeout_s * 1000)
-            protocol = TBinaryProtocol.TBinaryProtocolAccelerated(transport)
-            client = ThriftHiveMetastore.Client(protocol)
+            client = ThriftHiveMetastore.Client(_protocol(transport))
             try:
+                # Within the connect timeout too: a server that accepts connections but does
+                # not answer (hung) is passed over for the next one.
                 dialect = detect(client)
             except (TimeoutError, TTransport.TTransportException, OSError, EOFError,
-                    TApplicationException) as exc:
+                    TApplicationException, TProtocolException, OverflowError,
+                    UnicodeDecodeError) as exc:
                 with contextlib.suppress(Exception):
                     transport.close()
-                errors.append(f"thrift://{host}:{port}: {_message(exc)}")
+                what = (f"its reply is not a Hive Metastore's Thrift reply: "
+                        f"{_not_thrift_detail(exc)}" if _not_thrift(exc) else _message(exc))
+                errors.append(f"thrift://{host}:{port}: {what}")
                 continue
+            sock.setTimeout(self._timeout_s * 1000)
             self._transport = transport
             self._client = client
             self._dialect = dialect
@@ -207,9 +265,21 @@ class MetastoreConnection:
                     self.close()
                     raise MetastoreError(f"metastore at {where} failed {method}: "
                                          f"{_message(exc)}") from exc
-                except (TimeoutError, TTransport.TTransportException, OSError, EOFError) as exc:
+                except (TTransport.TTransportException, OSError, EOFError, TProtocolException,
+                        OverflowError, UnicodeDecodeError) as exc:
                     where = self.connected_to or self.uris[0]
                     self.close()
+                    if client is not None and (_not_thrift(exc) or _timed_out(exc)):
+                        # Not sent again: the connection was out of step with the server,
+                        # which may still be running the call.
+                        if _timed_out(exc):
+                            raise MetastoreUnavailable(
+                                f"metastore at {where} did not answer {method} within "
+                                f"{self._timeout_s:g} s (the client's timeout_s)") from exc
+                        raise MetastoreError(
+                            f"metastore at {where} answered {method} with something that is "
+                            f"not a Hive Metastore's Thrift reply: {_not_thrift_detail(exc)}"
+                        ) from exc
                     if client is not None and _closed_by_peer(exc):
                         # The server took the call and hung up instead of answering: a Java Error
                         # (a missing class, out of memory) in its handler does that. Once on a

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from listening import listening_sockets_of
 
 from hmscatalog.metastore.client import MetastoreClient
