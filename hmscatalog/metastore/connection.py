@@ -5,7 +5,8 @@ Connecting tries them in order and keeps the first that answers; after a transpo
 connection is reopened, starting from the next address, with exponential backoff between
 attempts, and the call is retried. Like Hive's own retrying client every call is retried, so a
 ``create_*`` whose first attempt reached the server before the connection broke may then report
-that the object already exists.
+that the object already exists. A call that timed out, or whose reply is not a metastore's
+Thrift reply, is not retried: the server may still be running it.
 """
 
 from __future__ import annotations
