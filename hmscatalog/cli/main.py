@@ -32,8 +32,11 @@ def _metastore_start(args: argparse.Namespace) -> int:
     info = server.start(port=args.port, data_dir=args.data_dir, db=args.db, on_wait=waiting,
                         hive_version=args.hive_version, with_s3=args.with_s3,
                         hadoop_conf=_settings(args.conf), host=args.host,
-                        insecure=args.insecure)
-    if not is_loopback(info.host):
+                        insecure=args.insecure, kerberos_keytab=args.kerberos_keytab,
+                        kerberos_principal=args.kerberos_principal)
+    if info.kerberos_principal:
+        print(f"the metastore requires Kerberos: {info.kerberos_principal}", file=sys.stderr)
+    elif not is_loopback(info.host):
         print(f"warning: the metastore at {info.uri} lets in, with no authentication, every "
               f"client that reaches port {info.port} of {info.host}", file=sys.stderr)
     word = "already running" if already is not None else "started"
@@ -106,7 +109,14 @@ def build_parser() -> argparse.ArgumentParser:
                        "machine only; 0.0.0.0: every interface, which needs --insecure)")
     start.add_argument("--insecure", action="store_true",
                        help="allow a --host other machines reach, although the metastore "
-                       "lets in every client with no authentication")
+                       "lets in every client with no authentication (not needed with "
+                       "Kerberos)")
+    start.add_argument("--kerberos-keytab", metavar="FILE", default=None,
+                       help="require Kerberos (SASL GSSAPI) of every client; the server logs "
+                       "in with this keytab (hive.metastore.kerberos.keytab.file)")
+    start.add_argument("--kerberos-principal", metavar="PRINCIPAL", default=None,
+                       help="the server's principal, e.g. hive/_HOST@EXAMPLE.COM (_HOST: this "
+                       "machine's fully qualified name; hive.metastore.kerberos.principal)")
     data_dir_arg(start)
     start.add_argument("--db", default="derby",
                        help="'derby' (embedded, default) or postgresql://user:pw@host:port/db")

@@ -37,6 +37,7 @@ from hmscatalog.metastore.connection import (
 from hmscatalog.metastore.dialect import Dialect
 from hmscatalog.metastore.model import Table
 from hmscatalog.metastore.pool import DEFAULT_POOL_SIZE, MetastorePool
+from hmscatalog.metastore.sasl import Kerberos
 
 _T = TypeVar("_T")
 
@@ -57,9 +58,10 @@ class MetastoreCalls:
         backoff_s: float = DEFAULT_BACKOFF_S,
         pool_size: int = DEFAULT_POOL_SIZE,
         catalog: str | None = None,
+        kerberos: Kerberos | None = None,
     ) -> None:
         self._connection = MetastorePool(uris, timeout_s, connect_timeout_s, retries, backoff_s,
-                                         pool_size)
+                                         pool_size, kerberos)
         self._call = self._connection.call
         self._catalog = catalog or None
         self._catalog_checked = False

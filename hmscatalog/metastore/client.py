@@ -30,6 +30,7 @@ from hmscatalog.metastore.model import (
     Table,
 )
 from hmscatalog.metastore.partition_calls import ADD_BATCH, GET_BATCH, PartitionCalls
+from hmscatalog.metastore.sasl import Kerberos
 
 __all__ = ["ADD_BATCH", "GET_BATCH", "MetastoreClient", "parse_uris", "ping"]
 
@@ -50,6 +51,8 @@ class MetastoreClient(PartitionCalls):
         pool_size: how many connections concurrent calls may open (a whole number >= 1).
         catalog: the metastore catalog (Hive 3.0 on) holding the databases; by default the
             server's own default (``metastore.catalog.default``, ``hive`` unless changed).
+        kerberos: authenticate with Kerberos (:class:`~hmscatalog.metastore.sasl.Kerberos`),
+            as a metastore with ``hive.metastore.sasl.enabled`` requires.
 
     Raises:
         InvalidUri: at construction for malformed URIs; nothing connects until the first call.
@@ -257,9 +260,10 @@ class MetastoreClient(PartitionCalls):
                 raise
 
 
-def ping(uri: str, timeout_s: float = 5.0) -> bool:
+def ping(uri: str, timeout_s: float = 5.0, kerberos: Kerberos | None = None) -> bool:
     """Whether a metastore at ``uri`` answers ``get_all_databases`` within ``timeout_s``."""
-    client = MetastoreClient(uri, timeout_s=timeout_s, connect_timeout_s=timeout_s, retries=0)
+    client = MetastoreClient(uri, timeout_s=timeout_s, connect_timeout_s=timeout_s, retries=0,
+                             kerberos=kerberos)
     try:
         client.list_databases()
     except HmsCatalogError:

@@ -28,6 +28,8 @@ from thrift.transport import TSocket, TTransport
 from hmscatalog.errors import InvalidUri, MetastoreError, MetastoreUnavailable
 from hmscatalog.metastore._thrift.hive_metastore import ThriftHiveMetastore
 from hmscatalog.metastore.dialect import Dialect, detect
+from hmscatalog.metastore.gssapi import KerberosError
+from hmscatalog.metastore.sasl import Kerberos, SaslTransport
 
 # thrift logs every failed connect attempt at ERROR; failures surface as our exceptions instead.
 logging.getLogger("thrift.transport.TSocket").setLevel(logging.CRITICAL)
@@ -151,6 +153,8 @@ class MetastoreConnection:
         connect_timeout_s: socket timeout while connecting.
         retries: how many times a call is retried after transport errors.
         backoff_s: first delay between retries, doubled each time up to ``MAX_BACKOFF_S``.
+        kerberos: authenticate with Kerberos (SASL GSSAPI), as a metastore with
+            ``hive.metastore.sasl.enabled`` requires.
 
     Raises:
         InvalidUri: for malformed URIs; nothing connects until the first call.
@@ -163,8 +167,10 @@ class MetastoreConnection:
         connect_timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S,
         retries: int = DEFAULT_RETRIES,
         backoff_s: float = DEFAULT_BACKOFF_S,
+        kerberos: Kerberos | None = None,
     ) -> None:
         self._addresses = parse_uris(uris)
+        self._kerberos = kerberos
         self._timeout_s = timeout_s
         self._connect_timeout_s = connect_timeout_s
         self._retries = retries
@@ -197,18 +203,27 @@ class MetastoreConnection:
             self._dialect = None
 
     def _connect(self) -> ThriftHiveMetastore.Client:
-        errors = []
+        errors: list[str] = []
+        refusals: list[KerberosError] = []
         count = len(self._addresses)
         for offset in range(count):
             index = (self._next + offset) % count
             host, port = self._addresses[index]
             sock = TSocket.TSocket(host, port)
             sock.setTimeout(self._connect_timeout_s * 1000)
-            transport = _Buffered(sock)
+            transport = _Buffered(SaslTransport(sock, self._kerberos, host)
+                                  if self._kerberos else sock)
             try:
                 transport.open()
-            except TTransport.TTransportException as exc:
-                errors.append(f"thrift://{host}:{port}: {_message(exc)}")
+            except KerberosError as exc:
+                with contextlib.suppress(Exception):
+                    transport.close()
+                refusals.append(KerberosError(f"thrift://{host}:{port}: {exc}"))
+                continue
+            except (TTransport.TTransportException, OSError, EOFError) as exc:
+                with contextlib.suppress(Exception):
+                    transport.close()
+                errors.append(f"thrift://{host}:{port}: {self._connect_failure(exc)}")
                 continue
             client = ThriftHiveMetastore.Client(_protocol(transport))
             try:
@@ -221,7 +236,8 @@ class MetastoreConnection:
                 with contextlib.suppress(Exception):
                     transport.close()
                 what = (f"its reply is not a Hive Metastore's Thrift reply: "
-                        f"{_not_thrift_detail(exc)}" if _not_thrift(exc) else _message(exc))
+                        f"{_not_thrift_detail(exc)}" if _not_thrift(exc)
+                        else self._connect_failure(exc))
                 errors.append(f"thrift://{host}:{port}: {what}")
                 continue
             sock.setTimeout(self._timeout_s * 1000)
@@ -231,9 +247,26 @@ class MetastoreConnection:
             self._next = index
             self.connected_to = f"thrift://{host}:{port}"
             return self._client
+        if refusals and not errors:  # Kerberos refused: trying again changes nothing
+            raise refusals[0]
         raise TTransport.TTransportException(
-            TTransport.TTransportException.NOT_OPEN, "; ".join(errors)
+            TTransport.TTransportException.NOT_OPEN,
+            "; ".join(errors + [str(e) for e in refusals])
         )
+
+    def _connect_failure(self, exc: BaseException) -> str:
+        """What a failed connect attempt says, with what a Kerberos mismatch looks like."""
+        text = _message(exc)
+        if self._kerberos and (_timed_out(exc) or _closed_by_peer(exc)):
+            how = (f"within {self._connect_timeout_s:g} s" if _timed_out(exc)
+                   else "(the connection was closed)")
+            return (f"no answer to the Kerberos (SASL) negotiation {how}: a metastore without "
+                    "hive.metastore.sasl.enabled does not answer it")
+        if not self._kerberos and _closed_by_peer(exc):
+            return (f"{text} (a metastore with hive.metastore.sasl.enabled closes the "
+                    "connection of a client without Kerberos: give the client its "
+                    "kerberos_principal)")
+        return text
 
     @property
     def dialect(self) -> Dialect:

@@ -32,6 +32,7 @@ from hmscatalog.metastore.connection import (
     parse_uris,
 )
 from hmscatalog.metastore.dialect import Dialect
+from hmscatalog.metastore.sasl import Kerberos
 
 # As the ``clients`` setting of Iceberg's HiveCatalog.
 DEFAULT_POOL_SIZE = 2
@@ -186,11 +187,12 @@ class MetastorePool(ConnectionPool[MetastoreConnection]):
         retries: int = DEFAULT_RETRIES,
         backoff_s: float = DEFAULT_BACKOFF_S,
         size: object = DEFAULT_POOL_SIZE,
+        kerberos: Kerberos | None = None,
     ) -> None:
         self._addresses = parse_uris(uris)
         super().__init__(
             functools.partial(MetastoreConnection, self.uris, timeout_s, connect_timeout_s,
-                              retries, backoff_s),
+                              retries, backoff_s, kerberos),
             size,
         )
 

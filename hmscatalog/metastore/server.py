@@ -35,6 +35,7 @@ from hmscatalog import jars as jar_cache
 from hmscatalog.errors import ServerError
 from hmscatalog.metastore import launcher, setup
 from hmscatalog.metastore.releases import SERVER_MAIN, release
+from hmscatalog.metastore.sasl import Kerberos
 from hmscatalog.metastore.setup import POSTGRES_JDBC_JARS, backing_db
 from hmscatalog.processes import find_java, free_port, log_tail
 
@@ -63,6 +64,7 @@ class ServerInfo:
     log: str
     hive_version: str = "2.3.10"
     s3: bool = False  # S3A on its class path
+    kerberos_principal: str | None = None  # the server's, when it requires Kerberos
 
     @property
     def uri(self) -> str:
@@ -165,11 +167,30 @@ def _derby_locked(data_dir: Path) -> bool:
     return False
 
 
-def _answers(host: str, port: int, timeout_s: float = 5.0) -> bool:
+def _kerberos(keytab: str | None, principal: str | None) -> Kerberos | None:
+    """How the server (and its own check that it answers) logs in, with ``_HOST`` expanded as
+    Hive expands it on a server: this machine's fully qualified name.
+
+    Raises:
+        ServerError: only one of the two given, or no such keytab.
+    """
+    if not keytab and not principal:
+        return None
+    if not keytab or not principal:
+        raise ServerError("a Kerberized metastore needs both --kerberos-keytab and "
+                          "--kerberos-principal")
+    if not Path(keytab).is_file():
+        raise ServerError(f"Kerberos keytab {keytab} does not exist")
+    expanded = principal.replace("_HOST", socket.getfqdn().lower())
+    return Kerberos(expanded, expanded, str(Path(keytab).resolve()))
+
+
+def _answers(host: str, port: int, timeout_s: float = 5.0,
+             kerberos: Kerberos | None = None) -> bool:
     """Whether a metastore on host:port answers ``get_all_databases``."""
     from hmscatalog.metastore.client import ping
 
-    return ping(f"thrift://{host}:{port}", timeout_s=timeout_s)
+    return ping(f"thrift://{host}:{port}", timeout_s=timeout_s, kerberos=kerberos)
 
 
 def _state_file(data_dir: Path) -> Path:
@@ -203,6 +224,8 @@ def start(
     with_s3: bool = False,
     hadoop_conf: Mapping[str, str] | None = None,
     insecure: bool = False,
+    kerberos_keytab: str | None = None,
+    kerberos_principal: str | None = None,
 ) -> ServerInfo:
     """Start a metastore server in the background, or return the one already on ``data_dir``.
 
@@ -221,7 +244,11 @@ def start(
         hadoop_conf: settings for the file systems the server opens (``fs.s3a.endpoint``,
             ``fs.s3a.path.style.access``, credentials...), written to its site file.
         insecure: allow a ``host`` other machines can reach, although the server lets in
-            every client that reaches it.
+            every client that reaches it (not needed with Kerberos).
+        kerberos_keytab: require Kerberos (SASL GSSAPI) of every client, the server logging
+            in as ``kerberos_principal`` (``hive/_HOST@REALM``: ``_HOST`` is this machine's
+            fully qualified name, as Hive expands it) with this keytab. The server's JVM reads
+            ``KRB5_CONFIG``'s file, if set, as its Kerberos configuration.
 
     Raises:
         ServerError: no Java, no pyspark, an unknown release, a non-loopback ``host`` without
@@ -232,9 +259,11 @@ def start(
     """
     hive = release(hive_version)
     data_dir = Path(data_dir or default_data_dir()).resolve()
+    kerberos = _kerberos(kerberos_keytab, kerberos_principal)
     running = status(data_dir)
     if running is not None:
         if (running.port == port and running.host == host
+                and running.kerberos_principal == (kerberos and kerberos.service_principal)
                 and running.db == backing_db(db, data_dir).label
                 and running.hive_version == hive.version and running.s3 == with_s3):
             return running
@@ -244,7 +273,7 @@ def start(
             f"db {running.db}; stop it first: "
             f"hmscatalog metastore stop --data-dir {data_dir}"
         )
-    launcher.check_host(host, insecure, "the metastore")
+    launcher.check_host(host, insecure or kerberos is not None, "the metastore")
     java = find_java()
     jars = find_spark_jars()
     backing = backing_db(db, data_dir)
@@ -262,7 +291,9 @@ def start(
             f"{data_dir / 'metastore_db'} open"
         )
     data_dir.mkdir(parents=True, exist_ok=True)
-    conf = setup.write_conf(hive, data_dir, backing, hadoop_conf)
+    conf = setup.write_conf(hive, data_dir, backing, hadoop_conf,
+                            (kerberos.service_principal, kerberos_keytab or "")
+                            if kerberos else None)
     classpath = setup.class_path(hive, conf, backing, jars, with_s3)
     setup.init_schema(hive, data_dir, backing, java, classpath)
     log_path = data_dir / "metastore.log"
@@ -272,6 +303,8 @@ def start(
         f"-Xmx{heap}", "-Xss16m", "-XX:+UseSerialGC", "-Dderby.system.durability=test",
         f"-Dlog4j2.configurationFile={conf / 'log4j2.properties'}",
         f"-Dderby.stream.error.file={data_dir / 'derby.log'}",
+        *([f"-Djava.security.krb5.conf={os.environ['KRB5_CONFIG']}"]
+          if kerberos and os.environ.get("KRB5_CONFIG") else []),
     ], classpath, host, SERVER_MAIN, ["-p", str(port)])
     with open(log_path, "ab") as log:
         log.write(f"--- starting {hive.label} on port {port} at {time.ctime()}\n".encode())
@@ -281,7 +314,7 @@ def start(
             cwd=data_dir, start_new_session=True,
         )
     info = ServerInfo(proc.pid, port, host, str(data_dir), backing.label, str(log_path),
-                      hive.version, with_s3)
+                      hive.version, with_s3, kerberos.service_principal if kerberos else None)
     began = time.monotonic()
     while True:
         waited = time.monotonic() - began
@@ -291,7 +324,7 @@ def start(
                 f"the {hive.label} server exited with code {code} during start; "
                 f"last lines of {log_path}:\n{log_tail(log_path)}"
             )
-        if _answers(host, port, timeout_s=5.0):
+        if _answers(host, port, timeout_s=5.0, kerberos=kerberos):
             break
         if waited > timeout_s:
             _terminate(proc.pid)

@@ -154,20 +154,38 @@ logger.hms.level = info
 """
 
 
+def kerberos_settings(principal: str, keytab: str) -> dict[str, str]:
+    """What makes a metastore of any release require Kerberos (SASL GSSAPI) of its clients,
+    as ``principal`` logged in from ``keytab`` (MetastoreConf reads Hive's own names too)."""
+    return {"hive.metastore.sasl.enabled": "true",
+            "hive.metastore.kerberos.principal": principal,
+            "hive.metastore.kerberos.keytab.file": keytab,
+            "hadoop.security.authentication": "kerberos"}
+
+
 def write_conf(release: HiveRelease, data_dir: Path, db: BackingDb,
-               hadoop_conf: Mapping[str, str] | None = None) -> Path:
+               hadoop_conf: Mapping[str, str] | None = None,
+               kerberos: tuple[str, str] | None = None) -> Path:
     """Write the configuration folder, ``<data dir>/conf``, and return it.
 
     Args:
         hadoop_conf: settings added to the server's (``fs.s3a.endpoint``, ...): the file
             systems the server opens to check and create locations read them there.
+        kerberos: ``(principal, keytab)`` of a server that requires Kerberos.
     """
     conf = data_dir / "conf"
     conf.mkdir(parents=True, exist_ok=True)
     (data_dir / "warehouse").mkdir(exist_ok=True)
     site = "hive-site.xml" if release.from_wheel else "metastore-site.xml"
+    secure = kerberos_settings(*kerberos) if kerberos else {}
     (conf / site).write_text(_site_xml({**_settings(release, data_dir, db),
-                                        **(hadoop_conf or {})}))
+                                        **(hadoop_conf or {}), **secure}))
+    # Hadoop's login (UserGroupInformation) reads core-site.xml, not the metastore's site file.
+    core = conf / "core-site.xml"
+    if secure:
+        core.write_text(_site_xml({"hadoop.security.authentication": "kerberos"}))
+    elif core.exists():
+        core.unlink()
     (conf / "log4j2.properties").write_text(_LOG4J2)
     # Hive re-initialises logging from the first hive-log4j2.properties on the class path; without
     # this one it would write to a hive.log shared by every metastore under java.io.tmpdir.

@@ -1,0 +1,174 @@
+"""Kerberos to the metastore, against a real KDC (MIT Kerberos, started here) and the embedded
+metastore of the session's release started with ``--kerberos-keytab``/``--kerberos-principal``
+(.ci/run runs this file against 2.3, 3.1 and 4.x)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import HIVE_VERSION
+from kdc import REALM, Kdc, missing_tools
+
+from hmscatalog.errors import MetastoreError, MetastoreUnavailable
+from hmscatalog.metastore import server
+from hmscatalog.metastore.client import MetastoreClient
+from hmscatalog.metastore.gssapi import KerberosError
+from hmscatalog.metastore.sasl import Kerberos
+
+pytestmark = [pytest.mark.integration, pytest.mark.metastore]
+SERVICE = f"hive/_HOST@{REALM}"
+
+
+@pytest.fixture(scope="module")
+def kdc(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kdc]:
+    if missing_tools():
+        pytest.skip(f"MIT Kerberos's KDC is not installed (no {', '.join(missing_tools())}): "
+                    "apt-get install krb5-kdc krb5-admin-server krb5-user (.ci/run does)")
+    with pytest.MonkeyPatch.context() as patch:
+        started = Kdc(tmp_path_factory.mktemp("kdc"))
+        for key, value in started.env.items():
+            patch.setenv(key, value)
+        try:
+            yield started
+        finally:
+            started.stop()
+
+
+@pytest.fixture(scope="module")
+def secure(kdc: Kdc, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The URI of a metastore that requires Kerberos, as ``hive/localhost``."""
+    principal, keytab = kdc.principal("hive/localhost")
+    data_dir = tmp_path_factory.mktemp("kerberized")
+    info = server.start(port=server.free_port(), data_dir=data_dir, hive_version=HIVE_VERSION,
+                        kerberos_keytab=str(keytab), kerberos_principal=principal)
+    try:
+        assert info.kerberos_principal == principal
+        yield f"thrift://localhost:{info.port}"
+    finally:
+        server.stop(data_dir)
+
+
+@pytest.fixture(scope="module")
+def alice(kdc: Kdc) -> tuple[str, Path]:
+    return kdc.principal("alice")
+
+
+def test_a_keytab_logs_in(secure: str, alice: tuple[str, Path]) -> None:
+    principal, keytab = alice
+    with MetastoreClient(secure, kerberos=Kerberos(SERVICE, principal, str(keytab))) as client:
+        client.create_database("kerberos_keytab")
+        assert "kerberos_keytab" in client.list_databases()
+        client.drop_database("kerberos_keytab")
+
+
+def test_the_ticket_cache_after_kinit(secure: str, kdc: Kdc, alice: tuple[str, Path],
+                                      tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cache = tmp_path / "ccache"
+    kdc.kinit(*alice, cache)
+    monkeypatch.setenv("KRB5CCNAME", f"FILE:{cache}")
+    with MetastoreClient(secure, kerberos=Kerberos(SERVICE)) as client:
+        assert "default" in client.list_databases()
+
+
+def _refused(uri: str, kerberos: Kerberos | None, **options: float) -> str:
+    """The one line of the error; with ``kerberos``, Kerberos's refusal."""
+    expected = KerberosError if kerberos else MetastoreError
+    with MetastoreClient(uri, kerberos=kerberos, backoff_s=0.01, **options) as client, \
+            pytest.raises(expected) as failed:
+        client.list_databases()
+    [line] = str(failed.value).splitlines()
+    return line
+
+
+def test_no_ticket_is_one_line(secure: str, tmp_path: Path,
+                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KRB5CCNAME", f"FILE:{tmp_path / 'none'}")
+    began = time.monotonic()
+    line = _refused(secure, Kerberos(SERVICE))
+    assert line == (f"{secure}: Kerberos cannot authenticate to hive/localhost@{REALM}: No "
+                    f"Kerberos credentials available (default cache: FILE:{tmp_path / 'none'})")
+    assert time.monotonic() - began < 5  # not retried: a ticket does not appear by waiting
+
+
+def test_an_expired_ticket_is_one_line(secure: str, kdc: Kdc, alice: tuple[str, Path],
+                                       tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cache = tmp_path / "ccache"
+    kdc.kinit(*alice, cache, lifetime="2s")
+    monkeypatch.setenv("KRB5CCNAME", f"FILE:{cache}")
+    time.sleep(3)
+    line = _refused(secure, Kerberos(SERVICE))
+    assert line.startswith(f"{secure}: Kerberos cannot authenticate to hive/localhost@{REALM}: ")
+    assert "expired" in line.lower(), line
+
+
+def test_a_wrong_service_principal_is_one_line(secure: str, alice: tuple[str, Path]) -> None:
+    line = _refused(secure, Kerberos(f"metastore/_HOST@{REALM}", alice[0], str(alice[1])))
+    assert line == (f"{secure}: Kerberos cannot authenticate to metastore/localhost@{REALM}: "
+                    f"Server metastore/localhost@{REALM} not found in Kerberos database")
+
+
+def test_kerberos_to_a_plain_metastore_is_one_line(metastore: server.ServerInfo,
+                                                   alice: tuple[str, Path]) -> None:
+    uri = f"thrift://localhost:{metastore.port}"
+    kerberos = Kerberos(SERVICE, alice[0], str(alice[1]))
+    with MetastoreClient(uri, kerberos=kerberos, connect_timeout_s=2, retries=0) as client, \
+            pytest.raises(MetastoreUnavailable) as failed:
+        client.list_databases()
+    assert str(failed.value) == (
+        f"metastore {uri} unavailable for get_all_databases after 1 attempts: {uri}: no answer "
+        "to the Kerberos (SASL) negotiation (the connection was closed): a metastore without "
+        "hive.metastore.sasl.enabled does not answer it")
+
+
+def test_a_plain_client_to_a_kerberized_metastore_is_one_line(secure: str) -> None:
+    line = _refused(secure, None, retries=0)
+    assert line.endswith(
+        "(a metastore with hive.metastore.sasl.enabled closes the connection of a client "
+        "without Kerberos: give the client its kerberos_principal)"), line
+
+
+def test_a_session_outlives_its_tickets(secure: str, kdc: Kdc) -> None:
+    """Tickets of 5 s: an open connection keeps working after they expire, and new connections
+    (the library gets new tickets from the keytab) too."""
+    principal, keytab = kdc.principal("bob", max_life="5 seconds")
+    with MetastoreClient(secure, kerberos=Kerberos(SERVICE, principal, str(keytab))) as client:
+        assert "default" in client.list_databases()
+        time.sleep(7)
+        assert "default" in client.list_databases()  # the same connection
+        client.close()
+        assert "default" in client.list_databases()  # a new one, with a new ticket
+        time.sleep(6)
+        client.close()
+        assert "default" in client.list_databases()
+
+
+def test_a_kerberized_metastore_needs_both_settings(tmp_path: Path, kdc: Kdc) -> None:
+    with pytest.raises(server.ServerError, match="needs both --kerberos-keytab and "):
+        server.start(data_dir=tmp_path, kerberos_principal=f"hive/_HOST@{REALM}")
+    with pytest.raises(server.ServerError, match=f"Kerberos keytab {tmp_path / 'none'} does "
+                                                 "not exist"):
+        server.start(data_dir=tmp_path, kerberos_keytab=str(tmp_path / "none"),
+                     kerberos_principal=f"hive/_HOST@{REALM}")
+
+
+def test_the_cli_starts_a_kerberized_metastore_on_another_address(
+        kdc: Kdc, tmp_path: Path) -> None:
+    """With Kerberos, an address other machines reach needs no --insecure."""
+    principal, keytab = kdc.principal("hive/cli")
+    port = server.free_port()
+    started = subprocess.run(
+        [sys.executable, "-m", "hmscatalog.cli.main", "metastore", "start", "--host", "0.0.0.0",
+         "--port", str(port), "--data-dir", str(tmp_path), "--hive-version", HIVE_VERSION,
+         "--kerberos-keytab", str(keytab), "--kerberos-principal", principal],
+        capture_output=True, text=True, timeout=300)
+    try:
+        assert started.returncode == 0, started.stderr
+        assert "warning" not in started.stderr
+        assert f"requires Kerberos: {principal}" in started.stderr
+    finally:
+        server.stop(tmp_path)
