@@ -172,3 +172,21 @@ def test_the_cli_starts_a_kerberized_metastore_on_another_address(
         assert f"requires Kerberos: {principal}" in started.stderr
     finally:
         server.stop(tmp_path)
+
+
+def test_a_metastore_that_encrypts_its_connections(kdc: Kdc, alice: tuple[str, Path],
+                                                   tmp_path: Path) -> None:
+    """``hadoop.rpc.protection=privacy``: the server offers only the confidentiality layer, and
+    every message is wrapped (encrypted) by the Kerberos context both ways."""
+    principal, keytab = kdc.principal("hive/private")
+    info = server.start(port=server.free_port(), data_dir=tmp_path, hive_version=HIVE_VERSION,
+                        kerberos_keytab=str(keytab), kerberos_principal=principal,
+                        hadoop_conf={"hadoop.rpc.protection": "privacy"})
+    try:
+        uri = f"thrift://localhost:{info.port}"
+        kerberos = Kerberos(f"hive/private@{REALM}", alice[0], str(alice[1]))
+        with MetastoreClient(uri, kerberos=kerberos) as client:
+            client.create_database("kerberos_private", description="é" * 3000)
+            assert client.get_database("kerberos_private").description == "é" * 3000
+    finally:
+        server.stop(tmp_path)
