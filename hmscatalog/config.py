@@ -30,6 +30,9 @@ spark.hmscatalog.timeout                   catalog  seconds (above 0)          6
 spark.hmscatalog.pool-size                 catalog  count, at least 1          2
 spark.hmscatalog.metastore-catalog         catalog  text                       (server's)
 spark.hmscatalog.s3.<x> (see below)        catalog  text                       (none)
+spark.hmscatalog.kerberos.principal        catalog  text (``hive/_HOST@R``)    (Hive's)
+spark.hmscatalog.kerberos.client-principal catalog  text                       (Spark's)
+spark.hmscatalog.kerberos.keytab           catalog  text (a file)              (Spark's)
 hive.exec.dynamic.partition                hive     boolean                    true
 hive.exec.dynamic.partition.mode           hive     strict or nonstrict        strict
 hive.exec.max.dynamic.partitions           hive     count, at least 1          1000
@@ -39,7 +42,8 @@ hive.exec.max.dynamic.partitions.pernode   hive     count, at least 1          1
 where ``<x>`` is ``endpoint``, ``region``, ``access-key-id``, ``secret-access-key`` or
 ``session-token``. ``pool-size`` is the number of metastore connections per catalog;
 ``metastore-catalog`` names the Hive 3+ metastore catalog holding the databases (by default the
-server's own default, ``hive`` unless changed; Hive 2.x has none).
+server's own default, ``hive`` unless changed; Hive 2.x has none). The ``kerberos.`` settings
+default to Hive's and Spark's own (see :func:`catalog_kerberos`).
 
 A typo must never change a result silently: ``hmscatalog.discovery.enabled='ture'`` used to
 turn discovery off (0 rows), and ``hmscatalog.discovery.enable`` was ignored. So booleans are
@@ -101,6 +105,16 @@ S3_ACCESS_KEY_ID = "spark.hmscatalog.s3.access-key-id"
 S3_SECRET_ACCESS_KEY = "spark.hmscatalog.s3.secret-access-key"
 S3_SESSION_TOKEN = "spark.hmscatalog.s3.session-token"
 S3_KEYS = (S3_ENDPOINT, S3_REGION, S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY, S3_SESSION_TOKEN)
+# Kerberos to the metastore: its principal, and who the client logs in as with which keytab
+# (else the ticket cache). By default Hive's and Spark's settings (see catalog_kerberos).
+KERBEROS_PRINCIPAL = "spark.hmscatalog.kerberos.principal"
+KERBEROS_CLIENT_PRINCIPAL = "spark.hmscatalog.kerberos.client-principal"
+KERBEROS_KEYTAB = "spark.hmscatalog.kerberos.keytab"
+KERBEROS_KEYS = (KERBEROS_PRINCIPAL, KERBEROS_CLIENT_PRINCIPAL, KERBEROS_KEYTAB)
+HIVE_SASL_ENABLED = "hive.metastore.sasl.enabled"
+HIVE_KERBEROS_PRINCIPAL = "hive.metastore.kerberos.principal"
+SPARK_KERBEROS_PRINCIPAL = "spark.kerberos.principal"
+SPARK_KERBEROS_KEYTAB = "spark.kerberos.keytab"
 
 # Hive's settings, from the Spark session conf (also as spark.hadoop.<key>).
 HIVE_DYNAMIC_PARTITION = "hive.exec.dynamic.partition"
@@ -150,6 +164,7 @@ SETTINGS: dict[str, Setting] = {s.key: s for s in (
     Setting(POOL_SIZE, "catalog", "count", 2, minimum=1),
     Setting(METASTORE_CATALOG, "catalog", "text", ""),
     *(Setting(key, "catalog", "text", "") for key in S3_KEYS),
+    *(Setting(key, "catalog", "text", "") for key in KERBEROS_KEYS),
     Setting(HIVE_DYNAMIC_PARTITION, "hive", "boolean", True),
     Setting(HIVE_DYNAMIC_PARTITION_MODE, "hive", "choice", "strict",
             choices=("strict", "nonstrict")),
@@ -354,6 +369,52 @@ def catalog_storage_options(get: Getter, name: str) -> dict[str, str]:
     (``s3.endpoint``...)."""
     found = {key[len(CATALOG_PREFIX):]: catalog_setting(get, name, key, str) for key in S3_KEYS}
     return {key: value for key, value in found.items() if value}
+
+
+def catalog_kerberos(get: Getter, name: str) -> tuple[str, str, str] | None:
+    """``(metastore principal, client principal, keytab)`` of catalog ``name`` (client and
+    keytab ``""``: the ticket cache), or None without Kerberos.
+
+    Each comes from the catalog's own setting, else as Hive and Spark read it: the metastore's
+    principal from ``hive.metastore.kerberos.principal`` when ``hive.metastore.sasl.enabled`` is
+    true (either also as ``spark.hadoop.<key>``), the client's from ``spark.kerberos.principal``
+    and ``spark.kerberos.keytab``.
+
+    Raises:
+        InvalidSetting: SASL enabled without a principal, a keytab without a client principal,
+            or a ``hive.metastore.sasl.enabled`` that is not true or false.
+    """
+    service = catalog_setting(get, name, KERBEROS_PRINCIPAL, str)
+    if not service:
+        for spelt in (HIVE_SASL_ENABLED, HADOOP_PREFIX + HIVE_SASL_ENABLED):
+            text = get(spelt)
+            if text is None:
+                continue
+            enabled = parse_boolean(text)
+            if enabled is None:
+                raise InvalidSetting(f"{SESSION}: setting '{spelt}' must be true or false, "
+                                     f"not {text!r}")
+            if enabled:
+                service = get(HIVE_KERBEROS_PRINCIPAL) or \
+                    get(HADOOP_PREFIX + HIVE_KERBEROS_PRINCIPAL) or ""
+                if not service:
+                    raise InvalidSetting(
+                        f"{SESSION}: '{spelt}' is true but the metastore's principal is not "
+                        f"set: set {HIVE_KERBEROS_PRINCIPAL} (e.g. hive/_HOST@EXAMPLE.COM) or "
+                        f"{catalog_keys(name, KERBEROS_PRINCIPAL)[0]}")
+            break
+    if not service:
+        return None
+    client = catalog_setting(get, name, KERBEROS_CLIENT_PRINCIPAL, str) or \
+        get(SPARK_KERBEROS_PRINCIPAL) or ""
+    keytab = catalog_setting(get, name, KERBEROS_KEYTAB, str) or \
+        get(SPARK_KERBEROS_KEYTAB) or ""
+    if keytab and not client:
+        raise InvalidSetting(
+            f"{SESSION}: a Kerberos keytab is set for catalog {name!r} but not the principal to "
+            f"log in as: set {catalog_keys(name, KERBEROS_CLIENT_PRINCIPAL)[0]} or "
+            f"{SPARK_KERBEROS_PRINCIPAL}")
+    return service, client, keytab
 
 
 def check_session_conf(items: Iterable[tuple[str, str]], catalog_names: Iterable[str]) -> None:

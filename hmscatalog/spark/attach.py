@@ -21,6 +21,7 @@ from typing import Any
 from hmscatalog import config
 from hmscatalog.errors import InvalidUri
 from hmscatalog.metastore.client import MetastoreClient
+from hmscatalog.metastore.sasl import Kerberos
 from hmscatalog.spark import plugin
 from hmscatalog.spark.catalog import HmsCatalog
 from hmscatalog.spark.hooks import SessionHooks
@@ -142,7 +143,7 @@ _ATTACHED: dict[str, Attached] = {}
 
 
 def attach(spark: Any, name: str = "hms", uri: str | None = None,
-           timeout_s: float | None = None) -> HmsCatalog:
+           timeout_s: float | None = None, kerberos: Kerberos | None = None) -> HmsCatalog:
     """Make a Hive Metastore available to ``spark.sql`` as catalog ``name``, in this session
     and in every session the driver makes after (``spark.newSession()``, the Thrift server's).
 
@@ -150,6 +151,9 @@ def attach(spark: Any, name: str = "hms", uri: str | None = None,
     ``spark.hmscatalog.uri`` (comma-separated ``thrift://`` URIs), and likewise ``timeout``
     (seconds), ``pool-size`` (metastore connections shared by the catalog's sessions) and
     ``metastore-catalog`` (on Hive 3+ metastores, the catalog holding the databases).
+    ``kerberos`` (for a metastore that requires it) comes from ``kerberos.principal``,
+    ``kerberos.client-principal`` and ``kerberos.keytab``, else from Hive's and Spark's own
+    settings (:func:`hmscatalog.config.catalog_kerberos`).
     Keys under ``spark.hmscatalog.`` are checked first
     (:func:`hmscatalog.config.check_session_conf`). Attaching the same name again replaces the
     catalog in every session.
@@ -171,10 +175,14 @@ def attach(spark: Any, name: str = "hms", uri: str | None = None,
         raise InvalidUri(f"no metastore URI for catalog {name!r}: pass uri= or set "
                          f"{own} (or {shared})")
     timeout = timeout_s or config.catalog_setting(get, name, config.TIMEOUT, float)
+    if kerberos is None:
+        found = config.catalog_kerberos(get, name)
+        kerberos = Kerberos(found[0], found[1] or None, found[2] or None) if found else None
     client = MetastoreClient(
         uri, timeout_s=timeout,
         pool_size=config.catalog_setting(get, name, config.POOL_SIZE, int),
-        catalog=config.catalog_setting(get, name, config.METASTORE_CATALOG, str) or None)
+        catalog=config.catalog_setting(get, name, config.METASTORE_CATALOG, str) or None,
+        kerberos=kerberos)
     jvm = proxy_jvm(spark)
     plugin.load(jvm.gateway.jvm)
     registry = jvm.cls(plugin.REGISTRY_CLASS)

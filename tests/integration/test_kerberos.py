@@ -9,6 +9,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import HIVE_VERSION
@@ -190,3 +191,37 @@ def test_a_metastore_that_encrypts_its_connections(kdc: Kdc, alice: tuple[str, P
             assert client.get_database("kerberos_private").description == "é" * 3000
     finally:
         server.stop(tmp_path)
+
+
+@pytest.mark.spark
+def test_spark_queries_a_kerberized_and_a_plain_metastore_in_one_statement(
+        spark: Any, hms: Any, db: str, secure: str, alice: tuple[str, Path]) -> None:
+    """Catalog ``hms`` on the session's plain metastore, ``hms_krb`` on the Kerberized one with
+    its settings from the Spark conf (Hive's names, and the catalog's own for who logs in)."""
+    from hmscatalog.spark import attach
+
+    settings = {"spark.hadoop.hive.metastore.sasl.enabled": "true",
+                "spark.hadoop.hive.metastore.kerberos.principal": SERVICE,
+                "spark.hmscatalog.hms_krb.kerberos.client-principal": alice[0],
+                "spark.hmscatalog.hms_krb.kerberos.keytab": str(alice[1])}
+    for key, value in settings.items():
+        spark.conf.set(key, value)
+    try:
+        attach(spark, name="hms_krb", uri=secure)
+    finally:
+        for key in settings:
+            spark.conf.unset(key)
+    spark.sql("CREATE NAMESPACE IF NOT EXISTS hms_krb.secured")
+    try:
+        spark.sql("CREATE TABLE hms_krb.secured.t (v INT, p STRING) USING parquet "
+                  "PARTITIONED BY (p)")
+        spark.sql(f"CREATE TABLE hms.{db}.src (v INT, p STRING) USING parquet")
+        spark.sql(f"INSERT INTO hms.{db}.src VALUES (1, 'a'), (2, 'b')")
+        spark.sql("SET hive.exec.dynamic.partition.mode=nonstrict")
+        spark.sql(f"INSERT INTO hms_krb.secured.t SELECT v, p FROM hms.{db}.src")
+        assert spark.sql("SELECT v FROM hms_krb.secured.t WHERE p = 'b'").collect() == [(2,)]
+        plan = spark.sql("EXPLAIN SELECT v FROM hms_krb.secured.t WHERE p = 'b'").collect()
+        assert "partitions=1/2" in plan[0][0]
+    finally:
+        spark.sql("RESET hive.exec.dynamic.partition.mode")
+        spark.sql("DROP NAMESPACE IF EXISTS hms_krb.secured CASCADE")

@@ -35,7 +35,8 @@ def test_the_sources_and_their_keys() -> None:
         by_source.setdefault(setting.source, set()).add(setting.key)
     assert by_source["catalog"] == {f"spark.hmscatalog.{k}" for k in (
         "uri", "timeout", "pool-size", "metastore-catalog", "s3.endpoint", "s3.region",
-        "s3.access-key-id", "s3.secret-access-key", "s3.session-token")}
+        "s3.access-key-id", "s3.secret-access-key", "s3.session-token",
+        "kerberos.principal", "kerberos.client-principal", "kerberos.keytab")}
     assert by_source["hive"] == {"hive.exec.dynamic.partition",
                                  "hive.exec.dynamic.partition.mode",
                                  "hive.exec.max.dynamic.partitions",
@@ -148,7 +149,8 @@ def test_session_conf_lists_the_known_keys_when_none_is_close() -> None:
     assert str(refused.value) == (
         "Spark conf: unknown setting 'spark.hmscatalog.zzzzzzzzzz'; known: spark.hmscatalog."
         "[<catalog>.]{uri, timeout, pool-size, metastore-catalog, s3.endpoint, s3.region, "
-        "s3.access-key-id, s3.secret-access-key, s3.session-token}")
+        "s3.access-key-id, s3.secret-access-key, s3.session-token, kerberos.principal, "
+        "kerberos.client-principal, kerberos.keytab}")
 
 
 def test_session_conf_refuses_values_of_the_wrong_kind() -> None:
@@ -213,3 +215,46 @@ def test_a_reader_asking_for_the_wrong_python_type_is_a_bug() -> None:
         config.hive_setting({}.get, config.HIVE_DYNAMIC_PARTITION_MODE, int)
     with pytest.raises(TypeError):
         config.read_count({}, config.DISCOVERY_ENABLED, "Table db.t")
+
+
+SERVICE = "hive/_HOST@EXAMPLE.COM"
+
+
+@pytest.mark.parametrize(("conf", "expected"), [
+    ({}, None),
+    ({"spark.hadoop.hive.metastore.sasl.enabled": "false",
+      "hive.metastore.kerberos.principal": SERVICE}, None),
+    # As Hive and Spark read them: the metastore's principal once SASL is on.
+    ({"spark.hadoop.hive.metastore.sasl.enabled": "TRUE",
+      "spark.hadoop.hive.metastore.kerberos.principal": SERVICE}, (SERVICE, "", "")),
+    ({"hive.metastore.sasl.enabled": "true", "hive.metastore.kerberos.principal": SERVICE,
+      "spark.kerberos.principal": "etl@EXAMPLE.COM", "spark.kerberos.keytab": "/k/etl"},
+     (SERVICE, "etl@EXAMPLE.COM", "/k/etl")),
+    # The catalog's own, shared or by name, before Hive's and Spark's.
+    ({"spark.hmscatalog.kerberos.principal": "hive/a@R",
+      "spark.hmscatalog.hms.kerberos.principal": "hive/b@R",
+      "spark.hmscatalog.kerberos.client-principal": "me@R",
+      "spark.hmscatalog.kerberos.keytab": "/k/me",
+      "spark.kerberos.principal": "etl@R", "spark.kerberos.keytab": "/k/etl"},
+     ("hive/b@R", "me@R", "/k/me")),
+])
+def test_kerberos_settings_of_a_catalog(conf: dict[str, str],
+                                        expected: tuple[str, str, str] | None) -> None:
+    assert config.catalog_kerberos(conf.get, "hms") == expected
+
+
+@pytest.mark.parametrize(("conf", "message"), [
+    ({"hive.metastore.sasl.enabled": "yes"},
+     "Spark conf: setting 'hive.metastore.sasl.enabled' must be true or false, not 'yes'"),
+    ({"spark.hadoop.hive.metastore.sasl.enabled": "true"},
+     "Spark conf: 'spark.hadoop.hive.metastore.sasl.enabled' is true but the metastore's "
+     "principal is not set: set hive.metastore.kerberos.principal (e.g. "
+     "hive/_HOST@EXAMPLE.COM) or spark.hmscatalog.hms.kerberos.principal"),
+    ({"spark.hmscatalog.kerberos.principal": SERVICE, "spark.kerberos.keytab": "/k/etl"},
+     "Spark conf: a Kerberos keytab is set for catalog 'hms' but not the principal to log in "
+     "as: set spark.hmscatalog.hms.kerberos.client-principal or spark.kerberos.principal"),
+])
+def test_kerberos_settings_that_cannot_work(conf: dict[str, str], message: str) -> None:
+    with pytest.raises(InvalidSetting) as refused:
+        config.catalog_kerberos(conf.get, "hms")
+    assert str(refused.value) == message
