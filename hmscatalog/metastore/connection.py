@@ -235,10 +235,7 @@ class MetastoreConnection:
                     UnicodeDecodeError) as exc:
                 with contextlib.suppress(Exception):
                     transport.close()
-                what = (f"its reply is not a Hive Metastore's Thrift reply: "
-                        f"{_not_thrift_detail(exc)}" if _not_thrift(exc)
-                        else self._connect_failure(exc))
-                errors.append(f"thrift://{host}:{port}: {what}")
+                errors.append(f"thrift://{host}:{port}: {self._connect_failure(exc)}")
                 continue
             sock.setTimeout(self._timeout_s * 1000)
             self._transport = transport
@@ -262,10 +259,11 @@ class MetastoreConnection:
                    else "(the connection was closed)")
             return (f"no answer to the Kerberos (SASL) negotiation {how}: a metastore without "
                     "hive.metastore.sasl.enabled does not answer it")
-        if not self._kerberos and _closed_by_peer(exc):
-            return (f"{text} (a metastore with hive.metastore.sasl.enabled closes the "
-                    "connection of a client without Kerberos: give the client its "
-                    "kerberos_principal)")
+        if _not_thrift(exc):
+            text = f"its reply is not a Hive Metastore's Thrift reply: {_not_thrift_detail(exc)}"
+        if not self._kerberos and (_closed_by_peer(exc) or _not_thrift(exc)):
+            return (f"{text} (a metastore with hive.metastore.sasl.enabled answers a client "
+                    "without Kerberos so: give the client its kerberos_principal)")
         return text
 
     @property

@@ -300,7 +300,8 @@ def start(
     command = launcher.command(java, [
         # Hive 4 adds a batch of partitions with one INSERT of many rows, which Derby's parser
         # descends recursively: a deeper stack than the default 1 MB (1,000 partitions per batch).
-        f"-Xmx{heap}", "-Xss16m", "-XX:+UseSerialGC", "-Dderby.system.durability=test",
+        f"-Xmx{heap}", "-Xss16m", "-XX:+UseSerialGC", *setup.KERBEROS_ACCESS,
+        "-Dderby.system.durability=test",
         f"-Dlog4j2.configurationFile={conf / 'log4j2.properties'}",
         f"-Dderby.stream.error.file={data_dir / 'derby.log'}",
         *([f"-Djava.security.krb5.conf={os.environ['KRB5_CONFIG']}"]

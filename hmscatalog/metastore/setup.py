@@ -25,6 +25,9 @@ from hmscatalog.metastore.releases import HiveRelease
 from hmscatalog.storage import hadoop_jars
 
 POSTGRES_JDBC_JARS = ("/usr/share/java/postgresql.jar",)
+# Hadoop before 3.3 reads the default Kerberos realm through the JDK's internal Config class
+# whenever Kerberos is configured (our core-site.xml): Java 17 must export it.
+KERBEROS_ACCESS = ("--add-exports", "java.security.jgss/sun.security.krb5=ALL-UNNAMED")
 SCHEMA_TIMEOUT_S = 600.0
 _VERSION_FILE = "hive-version"
 
@@ -242,7 +245,7 @@ def init_schema(release: HiveRelease, data_dir: Path, db: BackingDb, java: str,
         return
     def schema_tool(*args: str) -> subprocess.CompletedProcess[str]:
         assert release.schema_tool is not None and release.jars is not None
-        command = [java, "-Xmx512m", "-Dderby.system.durability=test",
+        command = [java, "-Xmx512m", *KERBEROS_ACCESS, "-Dderby.system.durability=test",
                    f"-Dderby.stream.error.file={data_dir / 'derby.log'}",
                    "-cp", classpath, release.schema_tool, "-dbType", db.schema_type, *args]
         if db.user:

@@ -230,4 +230,6 @@ def test_a_port_that_is_no_metastore_is_named_so() -> None:
     listening.close()
     assert str(failed.value) == (
         f"metastore {uri} unavailable for get_all_databases after 2 attempts: {uri}: its reply "
-        "is not a Hive Metastore's Thrift reply: No protocol version header")
+        "is not a Hive Metastore's Thrift reply: No protocol version header (a metastore with "
+        "hive.metastore.sasl.enabled answers a client without Kerberos so: give the client its "
+        "kerberos_principal)")
