@@ -175,17 +175,19 @@ def test_the_cli_starts_a_kerberized_metastore_on_another_address(
         server.stop(tmp_path)
 
 
-def test_a_metastore_that_encrypts_its_connections(kdc: Kdc, alice: tuple[str, Path],
-                                                   tmp_path: Path) -> None:
-    """``hadoop.rpc.protection=privacy``: the server offers only the confidentiality layer, and
-    every message is wrapped (encrypted) by the Kerberos context both ways."""
-    principal, keytab = kdc.principal("hive/private")
+@pytest.mark.parametrize("protection", ["integrity", "privacy"])
+def test_a_metastore_that_protects_its_connections(kdc: Kdc, alice: tuple[str, Path],
+                                                   tmp_path: Path, protection: str) -> None:
+    """``hadoop.rpc.protection``: the server offers only the integrity (or confidentiality)
+    layer, and every message is wrapped (signed, or encrypted) by the Kerberos context both
+    ways."""
+    principal, keytab = kdc.principal(f"hive/{protection}")
     info = server.start(port=server.free_port(), data_dir=tmp_path, hive_version=HIVE_VERSION,
                         kerberos_keytab=str(keytab), kerberos_principal=principal,
-                        hadoop_conf={"hadoop.rpc.protection": "privacy"})
+                        hadoop_conf={"hadoop.rpc.protection": protection})
     try:
         uri = f"thrift://localhost:{info.port}"
-        kerberos = Kerberos(f"hive/private@{REALM}", alice[0], str(alice[1]))
+        kerberos = Kerberos(f"hive/{protection}@{REALM}", alice[0], str(alice[1]))
         with MetastoreClient(uri, kerberos=kerberos) as client:
             client.create_database("kerberos_private", description="é" * 3000)
             assert client.get_database("kerberos_private").description == "é" * 3000
