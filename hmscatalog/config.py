@@ -33,6 +33,8 @@ spark.hmscatalog.s3.<x> (see below)        catalog  text                       (
 spark.hmscatalog.kerberos.principal        catalog  text (``hive/_HOST@R``)    (Hive's)
 spark.hmscatalog.kerberos.client-principal catalog  text                       (Spark's)
 spark.hmscatalog.kerberos.keytab           catalog  text (a file)              (Spark's)
+spark.hmscatalog.tls.enabled               catalog  boolean                    (Hive's)
+spark.hmscatalog.tls.ca-file               catalog  text (a PEM file)          (system's)
 hive.exec.dynamic.partition                hive     boolean                    true
 hive.exec.dynamic.partition.mode           hive     strict or nonstrict        strict
 hive.exec.max.dynamic.partitions           hive     count, at least 1          1000
@@ -111,6 +113,10 @@ KERBEROS_PRINCIPAL = "spark.hmscatalog.kerberos.principal"
 KERBEROS_CLIENT_PRINCIPAL = "spark.hmscatalog.kerberos.client-principal"
 KERBEROS_KEYTAB = "spark.hmscatalog.kerberos.keytab"
 KERBEROS_KEYS = (KERBEROS_PRINCIPAL, KERBEROS_CLIENT_PRINCIPAL, KERBEROS_KEYTAB)
+# TLS to the metastore: on (by default as Hive's hive.metastore.use.SSL), the CAs to trust (PEM).
+TLS_ENABLED = "spark.hmscatalog.tls.enabled"
+TLS_CA_FILE = "spark.hmscatalog.tls.ca-file"
+HIVE_USE_SSL = "hive.metastore.use.SSL"
 HIVE_SASL_ENABLED = "hive.metastore.sasl.enabled"
 HIVE_KERBEROS_PRINCIPAL = "hive.metastore.kerberos.principal"
 SPARK_KERBEROS_PRINCIPAL = "spark.kerberos.principal"
@@ -165,6 +171,8 @@ SETTINGS: dict[str, Setting] = {s.key: s for s in (
     Setting(METASTORE_CATALOG, "catalog", "text", ""),
     *(Setting(key, "catalog", "text", "") for key in S3_KEYS),
     *(Setting(key, "catalog", "text", "") for key in KERBEROS_KEYS),
+    Setting(TLS_ENABLED, "catalog", "boolean", False),
+    Setting(TLS_CA_FILE, "catalog", "text", ""),
     Setting(HIVE_DYNAMIC_PARTITION, "hive", "boolean", True),
     Setting(HIVE_DYNAMIC_PARTITION_MODE, "hive", "choice", "strict",
             choices=("strict", "nonstrict")),
@@ -415,6 +423,28 @@ def catalog_kerberos(get: Getter, name: str) -> tuple[str, str, str] | None:
             f"log in as: set {catalog_keys(name, KERBEROS_CLIENT_PRINCIPAL)[0]} or "
             f"{SPARK_KERBEROS_PRINCIPAL}")
     return service, client, keytab
+
+
+def catalog_tls(get: Getter, name: str) -> tuple[bool, str]:
+    """``(TLS on, CA file or "")`` of catalog ``name``: on per its ``tls.enabled``, else per
+    Hive's ``hive.metastore.use.SSL`` (also as ``spark.hadoop.<key>``); a ``tls.ca-file`` alone
+    turns it on.
+
+    Raises:
+        InvalidSetting: a value that is not true or false.
+    """
+    ca_file = catalog_setting(get, name, TLS_CA_FILE, str)
+    if any(get(spelt) for spelt in catalog_keys(name, TLS_ENABLED)):
+        return catalog_setting(get, name, TLS_ENABLED, bool), ca_file
+    for spelt in (HIVE_USE_SSL, HADOOP_PREFIX + HIVE_USE_SSL):
+        text = get(spelt)
+        if text is not None:
+            enabled = parse_boolean(text)
+            if enabled is None:
+                raise InvalidSetting(f"{SESSION}: setting '{spelt}' must be true or false, "
+                                     f"not {text!r}")
+            return enabled or bool(ca_file), ca_file
+    return bool(ca_file), ca_file
 
 
 def check_session_conf(items: Iterable[tuple[str, str]], catalog_names: Iterable[str]) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -14,6 +15,9 @@ from hmscatalog.metastore import server
 from hmscatalog.metastore.launcher import is_loopback
 from hmscatalog.metastore.releases import DEFAULT_LINE, RELEASES, release
 from hmscatalog.storage import hadoop_jars
+
+# The TLS keystore's password: from the environment, not the command line (which others see).
+KEYSTORE_PASSWORD = "HMSCATALOG_TLS_KEYSTORE_PASSWORD"
 
 
 def _metastore_start(args: argparse.Namespace) -> int:
@@ -33,7 +37,9 @@ def _metastore_start(args: argparse.Namespace) -> int:
                         hive_version=args.hive_version, with_s3=args.with_s3,
                         hadoop_conf=_settings(args.conf), host=args.host,
                         insecure=args.insecure, kerberos_keytab=args.kerberos_keytab,
-                        kerberos_principal=args.kerberos_principal)
+                        kerberos_principal=args.kerberos_principal,
+                        tls_keystore=args.tls_keystore,
+                        tls_keystore_password=os.environ.get(KEYSTORE_PASSWORD, ""))
     if info.kerberos_principal:
         print(f"the metastore requires Kerberos: {info.kerberos_principal}", file=sys.stderr)
     elif not is_loopback(info.host):
@@ -114,6 +120,9 @@ def build_parser() -> argparse.ArgumentParser:
     start.add_argument("--kerberos-keytab", metavar="FILE", default=None,
                        help="require Kerberos (SASL GSSAPI) of every client; the server logs "
                        "in with this keytab (hive.metastore.kerberos.keytab.file)")
+    start.add_argument("--tls-keystore", metavar="FILE", default=None,
+                       help="speak TLS only (metastore.use.SSL), with the key and certificate "
+                       f"in this keystore (PKCS12 or JKS; its password from ${KEYSTORE_PASSWORD})")
     start.add_argument("--kerberos-principal", metavar="PRINCIPAL", default=None,
                        help="the server's principal, e.g. hive/_HOST@EXAMPLE.COM (_HOST: this "
                        "machine's fully qualified name; hive.metastore.kerberos.principal)")

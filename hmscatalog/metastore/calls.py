@@ -38,6 +38,7 @@ from hmscatalog.metastore.dialect import Dialect
 from hmscatalog.metastore.model import Table
 from hmscatalog.metastore.pool import DEFAULT_POOL_SIZE, MetastorePool
 from hmscatalog.metastore.sasl import Kerberos
+from hmscatalog.metastore.tls import Tls
 
 _T = TypeVar("_T")
 
@@ -59,9 +60,10 @@ class MetastoreCalls:
         pool_size: int = DEFAULT_POOL_SIZE,
         catalog: str | None = None,
         kerberos: Kerberos | None = None,
+        tls: Tls | None = None,
     ) -> None:
         self._connection = MetastorePool(uris, timeout_s, connect_timeout_s, retries, backoff_s,
-                                         pool_size, kerberos)
+                                         pool_size, kerberos, tls)
         self._call = self._connection.call
         self._catalog = catalog or None
         self._catalog_checked = False

@@ -31,6 +31,7 @@ from hmscatalog.metastore.model import (
 )
 from hmscatalog.metastore.partition_calls import ADD_BATCH, GET_BATCH, PartitionCalls
 from hmscatalog.metastore.sasl import Kerberos
+from hmscatalog.metastore.tls import Tls
 
 __all__ = ["ADD_BATCH", "GET_BATCH", "MetastoreClient", "parse_uris", "ping"]
 
@@ -53,6 +54,8 @@ class MetastoreClient(PartitionCalls):
             server's own default (``metastore.catalog.default``, ``hive`` unless changed).
         kerberos: authenticate with Kerberos (:class:`~hmscatalog.metastore.sasl.Kerberos`),
             as a metastore with ``hive.metastore.sasl.enabled`` requires.
+        tls: speak TLS (:class:`~hmscatalog.metastore.tls.Tls`), as a metastore with
+            ``metastore.use.SSL`` requires.
 
     Raises:
         InvalidUri: at construction for malformed URIs; nothing connects until the first call.
@@ -260,10 +263,11 @@ class MetastoreClient(PartitionCalls):
                 raise
 
 
-def ping(uri: str, timeout_s: float = 5.0, kerberos: Kerberos | None = None) -> bool:
+def ping(uri: str, timeout_s: float = 5.0, kerberos: Kerberos | None = None,
+         tls: Tls | None = None) -> bool:
     """Whether a metastore at ``uri`` answers ``get_all_databases`` within ``timeout_s``."""
     client = MetastoreClient(uri, timeout_s=timeout_s, connect_timeout_s=timeout_s, retries=0,
-                             kerberos=kerberos)
+                             kerberos=kerberos, tls=tls)
     try:
         client.list_databases()
     except HmsCatalogError:

@@ -30,6 +30,7 @@ from hmscatalog.metastore._thrift.hive_metastore import ThriftHiveMetastore
 from hmscatalog.metastore.dialect import Dialect, detect
 from hmscatalog.metastore.gssapi import KerberosError
 from hmscatalog.metastore.sasl import Kerberos, SaslTransport
+from hmscatalog.metastore.tls import Tls, TlsError, TlsSocket
 
 # thrift logs every failed connect attempt at ERROR; failures surface as our exceptions instead.
 logging.getLogger("thrift.transport.TSocket").setLevel(logging.CRITICAL)
@@ -155,6 +156,7 @@ class MetastoreConnection:
         backoff_s: first delay between retries, doubled each time up to ``MAX_BACKOFF_S``.
         kerberos: authenticate with Kerberos (SASL GSSAPI), as a metastore with
             ``hive.metastore.sasl.enabled`` requires.
+        tls: speak TLS, as a metastore with ``metastore.use.SSL`` requires.
 
     Raises:
         InvalidUri: for malformed URIs; nothing connects until the first call.
@@ -168,9 +170,11 @@ class MetastoreConnection:
         retries: int = DEFAULT_RETRIES,
         backoff_s: float = DEFAULT_BACKOFF_S,
         kerberos: Kerberos | None = None,
+        tls: Tls | None = None,
     ) -> None:
         self._addresses = parse_uris(uris)
         self._kerberos = kerberos
+        self._tls = tls
         self._timeout_s = timeout_s
         self._connect_timeout_s = connect_timeout_s
         self._retries = retries
@@ -204,21 +208,21 @@ class MetastoreConnection:
 
     def _connect(self) -> ThriftHiveMetastore.Client:
         errors: list[str] = []
-        refusals: list[KerberosError] = []
+        refusals: list[KerberosError | TlsError] = []
         count = len(self._addresses)
         for offset in range(count):
             index = (self._next + offset) % count
             host, port = self._addresses[index]
-            sock = TSocket.TSocket(host, port)
+            sock = TlsSocket(host, port, self._tls) if self._tls else TSocket.TSocket(host, port)
             sock.setTimeout(self._connect_timeout_s * 1000)
             transport = _Buffered(SaslTransport(sock, self._kerberos, host)
                                   if self._kerberos else sock)
             try:
                 transport.open()
-            except KerberosError as exc:
+            except (KerberosError, TlsError) as exc:
                 with contextlib.suppress(Exception):
                     transport.close()
-                refusals.append(KerberosError(f"thrift://{host}:{port}: {exc}"))
+                refusals.append(type(exc)(f"thrift://{host}:{port}: {exc}"))
                 continue
             except (TTransport.TTransportException, OSError, EOFError) as exc:
                 with contextlib.suppress(Exception):
@@ -244,7 +248,7 @@ class MetastoreConnection:
             self._next = index
             self.connected_to = f"thrift://{host}:{port}"
             return self._client
-        if refusals and not errors:  # Kerberos refused: trying again changes nothing
+        if refusals and not errors:  # Kerberos or TLS refused: trying again changes nothing
             raise refusals[0]
         raise TTransport.TTransportException(
             TTransport.TTransportException.NOT_OPEN,

@@ -33,6 +33,7 @@ from hmscatalog.metastore.connection import (
 )
 from hmscatalog.metastore.dialect import Dialect
 from hmscatalog.metastore.sasl import Kerberos
+from hmscatalog.metastore.tls import Tls
 
 # As the ``clients`` setting of Iceberg's HiveCatalog.
 DEFAULT_POOL_SIZE = 2
@@ -188,11 +189,12 @@ class MetastorePool(ConnectionPool[MetastoreConnection]):
         backoff_s: float = DEFAULT_BACKOFF_S,
         size: object = DEFAULT_POOL_SIZE,
         kerberos: Kerberos | None = None,
+        tls: Tls | None = None,
     ) -> None:
         self._addresses = parse_uris(uris)
         super().__init__(
             functools.partial(MetastoreConnection, self.uris, timeout_s, connect_timeout_s,
-                              retries, backoff_s, kerberos),
+                              retries, backoff_s, kerberos, tls),
             size,
         )
 

@@ -37,6 +37,7 @@ from hmscatalog.metastore import launcher, setup
 from hmscatalog.metastore.releases import SERVER_MAIN, release
 from hmscatalog.metastore.sasl import Kerberos
 from hmscatalog.metastore.setup import POSTGRES_JDBC_JARS, backing_db
+from hmscatalog.metastore.tls import Tls
 from hmscatalog.processes import find_java, free_port, log_tail
 
 __all__ = ["POSTGRES_JDBC_JARS", "ServerInfo", "backing_db", "free_port", "start", "status",
@@ -65,6 +66,7 @@ class ServerInfo:
     hive_version: str = "2.3.10"
     s3: bool = False  # S3A on its class path
     kerberos_principal: str | None = None  # the server's, when it requires Kerberos
+    tls: bool = False  # it speaks TLS
 
     @property
     def uri(self) -> str:
@@ -186,11 +188,11 @@ def _kerberos(keytab: str | None, principal: str | None) -> Kerberos | None:
 
 
 def _answers(host: str, port: int, timeout_s: float = 5.0,
-             kerberos: Kerberos | None = None) -> bool:
+             kerberos: Kerberos | None = None, tls: Tls | None = None) -> bool:
     """Whether a metastore on host:port answers ``get_all_databases``."""
     from hmscatalog.metastore.client import ping
 
-    return ping(f"thrift://{host}:{port}", timeout_s=timeout_s, kerberos=kerberos)
+    return ping(f"thrift://{host}:{port}", timeout_s=timeout_s, kerberos=kerberos, tls=tls)
 
 
 def _state_file(data_dir: Path) -> Path:
@@ -226,6 +228,8 @@ def start(
     insecure: bool = False,
     kerberos_keytab: str | None = None,
     kerberos_principal: str | None = None,
+    tls_keystore: str | None = None,
+    tls_keystore_password: str = "",
 ) -> ServerInfo:
     """Start a metastore server in the background, or return the one already on ``data_dir``.
 
@@ -249,6 +253,8 @@ def start(
             in as ``kerberos_principal`` (``hive/_HOST@REALM``: ``_HOST`` is this machine's
             fully qualified name, as Hive expands it) with this keytab. The server's JVM reads
             ``KRB5_CONFIG``'s file, if set, as its Kerberos configuration.
+        tls_keystore: speak TLS only (``metastore.use.SSL``), with the key and certificate in
+            this keystore (PKCS12 or JKS), opened with ``tls_keystore_password``.
 
     Raises:
         ServerError: no Java, no pyspark, an unknown release, a non-loopback ``host`` without
@@ -260,10 +266,13 @@ def start(
     hive = release(hive_version)
     data_dir = Path(data_dir or default_data_dir()).resolve()
     kerberos = _kerberos(kerberos_keytab, kerberos_principal)
+    if tls_keystore and not Path(tls_keystore).is_file():
+        raise ServerError(f"TLS keystore {tls_keystore} does not exist")
     running = status(data_dir)
     if running is not None:
         if (running.port == port and running.host == host
                 and running.kerberos_principal == (kerberos and kerberos.service_principal)
+                and running.tls == bool(tls_keystore)
                 and running.db == backing_db(db, data_dir).label
                 and running.hive_version == hive.version and running.s3 == with_s3):
             return running
@@ -291,7 +300,9 @@ def start(
             f"{data_dir / 'metastore_db'} open"
         )
     data_dir.mkdir(parents=True, exist_ok=True)
-    conf = setup.write_conf(hive, data_dir, backing, hadoop_conf,
+    tls_settings = setup.tls_settings(str(Path(tls_keystore).resolve()),
+                                      tls_keystore_password) if tls_keystore else {}
+    conf = setup.write_conf(hive, data_dir, backing, {**(hadoop_conf or {}), **tls_settings},
                             (kerberos.service_principal, kerberos_keytab or "")
                             if kerberos else None)
     classpath = setup.class_path(hive, conf, backing, jars, with_s3)
@@ -315,7 +326,8 @@ def start(
             cwd=data_dir, start_new_session=True,
         )
     info = ServerInfo(proc.pid, port, host, str(data_dir), backing.label, str(log_path),
-                      hive.version, with_s3, kerberos.service_principal if kerberos else None)
+                      hive.version, with_s3, kerberos.service_principal if kerberos else None,
+                      bool(tls_keystore))
     began = time.monotonic()
     while True:
         waited = time.monotonic() - began
@@ -325,7 +337,8 @@ def start(
                 f"the {hive.label} server exited with code {code} during start; "
                 f"last lines of {log_path}:\n{log_tail(log_path)}"
             )
-        if _answers(host, port, timeout_s=5.0, kerberos=kerberos):
+        if _answers(host, port, timeout_s=5.0, kerberos=kerberos,
+                    tls=Tls(verify=False) if tls_keystore else None):
             break
         if waited > timeout_s:
             _terminate(proc.pid)

@@ -166,6 +166,12 @@ def kerberos_settings(principal: str, keytab: str) -> dict[str, str]:
             "hadoop.security.authentication": "kerberos"}
 
 
+def tls_settings(keystore: str, password: str) -> dict[str, str]:
+    """What makes a metastore of any release speak TLS only, with ``keystore``'s key."""
+    return {"hive.metastore.use.SSL": "true", "hive.metastore.keystore.path": keystore,
+            "hive.metastore.keystore.password": password}
+
+
 def write_conf(release: HiveRelease, data_dir: Path, db: BackingDb,
                hadoop_conf: Mapping[str, str] | None = None,
                kerberos: tuple[str, str] | None = None) -> Path:

@@ -22,6 +22,7 @@ from hmscatalog import config
 from hmscatalog.errors import InvalidUri
 from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.sasl import Kerberos
+from hmscatalog.metastore.tls import Tls
 from hmscatalog.spark import plugin
 from hmscatalog.spark.catalog import HmsCatalog
 from hmscatalog.spark.hooks import SessionHooks
@@ -143,7 +144,8 @@ _ATTACHED: dict[str, Attached] = {}
 
 
 def attach(spark: Any, name: str = "hms", uri: str | None = None,
-           timeout_s: float | None = None, kerberos: Kerberos | None = None) -> HmsCatalog:
+           timeout_s: float | None = None, kerberos: Kerberos | None = None,
+           tls: Tls | None = None) -> HmsCatalog:
     """Make a Hive Metastore available to ``spark.sql`` as catalog ``name``, in this session
     and in every session the driver makes after (``spark.newSession()``, the Thrift server's).
 
@@ -153,7 +155,8 @@ def attach(spark: Any, name: str = "hms", uri: str | None = None,
     ``metastore-catalog`` (on Hive 3+ metastores, the catalog holding the databases).
     ``kerberos`` (for a metastore that requires it) comes from ``kerberos.principal``,
     ``kerberos.client-principal`` and ``kerberos.keytab``, else from Hive's and Spark's own
-    settings (:func:`hmscatalog.config.catalog_kerberos`).
+    settings (:func:`hmscatalog.config.catalog_kerberos`); ``tls`` from ``tls.enabled``
+    (else Hive's ``hive.metastore.use.SSL``) and ``tls.ca-file``.
     Keys under ``spark.hmscatalog.`` are checked first
     (:func:`hmscatalog.config.check_session_conf`). Attaching the same name again replaces the
     catalog in every session.
@@ -178,11 +181,14 @@ def attach(spark: Any, name: str = "hms", uri: str | None = None,
     if kerberos is None:
         found = config.catalog_kerberos(get, name)
         kerberos = Kerberos(found[0], found[1] or None, found[2] or None) if found else None
+    if tls is None:
+        enabled, ca_file = config.catalog_tls(get, name)
+        tls = Tls(ca_file=ca_file or None) if enabled else None
     client = MetastoreClient(
         uri, timeout_s=timeout,
         pool_size=config.catalog_setting(get, name, config.POOL_SIZE, int),
         catalog=config.catalog_setting(get, name, config.METASTORE_CATALOG, str) or None,
-        kerberos=kerberos)
+        kerberos=kerberos, tls=tls)
     jvm = proxy_jvm(spark)
     plugin.load(jvm.gateway.jvm)
     registry = jvm.cls(plugin.REGISTRY_CLASS)

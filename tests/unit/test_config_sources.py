@@ -36,7 +36,8 @@ def test_the_sources_and_their_keys() -> None:
     assert by_source["catalog"] == {f"spark.hmscatalog.{k}" for k in (
         "uri", "timeout", "pool-size", "metastore-catalog", "s3.endpoint", "s3.region",
         "s3.access-key-id", "s3.secret-access-key", "s3.session-token",
-        "kerberos.principal", "kerberos.client-principal", "kerberos.keytab")}
+        "kerberos.principal", "kerberos.client-principal", "kerberos.keytab", "tls.enabled",
+        "tls.ca-file")}
     assert by_source["hive"] == {"hive.exec.dynamic.partition",
                                  "hive.exec.dynamic.partition.mode",
                                  "hive.exec.max.dynamic.partitions",
@@ -150,7 +151,7 @@ def test_session_conf_lists_the_known_keys_when_none_is_close() -> None:
         "Spark conf: unknown setting 'spark.hmscatalog.zzzzzzzzzz'; known: spark.hmscatalog."
         "[<catalog>.]{uri, timeout, pool-size, metastore-catalog, s3.endpoint, s3.region, "
         "s3.access-key-id, s3.secret-access-key, s3.session-token, kerberos.principal, "
-        "kerberos.client-principal, kerberos.keytab}")
+        "kerberos.client-principal, kerberos.keytab, tls.enabled, tls.ca-file}")
 
 
 def test_session_conf_refuses_values_of_the_wrong_kind() -> None:
@@ -258,3 +259,29 @@ def test_kerberos_settings_that_cannot_work(conf: dict[str, str], message: str) 
     with pytest.raises(InvalidSetting) as refused:
         config.catalog_kerberos(conf.get, "hms")
     assert str(refused.value) == message
+
+
+@pytest.mark.parametrize(("conf", "expected"), [
+    ({}, (False, "")),
+    ({"spark.hadoop.hive.metastore.use.SSL": "true"}, (True, "")),
+    ({"hive.metastore.use.SSL": "false"}, (False, "")),
+    ({"spark.hmscatalog.tls.ca-file": "/ca.pem"}, (True, "/ca.pem")),
+    ({"spark.hmscatalog.hms.tls.enabled": "false", "hive.metastore.use.SSL": "true"},
+     (False, "")),
+    ({"spark.hmscatalog.tls.enabled": "TRUE", "spark.hmscatalog.hms.tls.ca-file": "/ca.pem"},
+     (True, "/ca.pem")),
+])
+def test_tls_settings_of_a_catalog(conf: dict[str, str], expected: tuple[bool, str]) -> None:
+    assert config.catalog_tls(conf.get, "hms") == expected
+
+
+def test_tls_settings_of_the_wrong_kind() -> None:
+    for conf, message in (
+            ({"spark.hmscatalog.tls.enabled": "on"},
+             "Spark conf: setting 'spark.hmscatalog.tls.enabled' must be true or false, not "
+             "'on'"),
+            ({"hive.metastore.use.SSL": "yes"},
+             "Spark conf: setting 'hive.metastore.use.SSL' must be true or false, not 'yes'")):
+        with pytest.raises(InvalidSetting) as refused:
+            config.catalog_tls(conf.get, "hms")
+        assert str(refused.value) == message
