@@ -1,6 +1,6 @@
 """Kerberos to the metastore, against a real KDC (MIT Kerberos, started here) and the embedded
 metastore of the session's release started with ``--kerberos-keytab``/``--kerberos-principal``
-(.ci/run runs this file against 2.3, 3.1 and 4.x)."""
+(.ci/run runs the `metastore`-marked tests against 2.3, 3.1 and 4.x)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,9 @@ from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.gssapi import KerberosError
 from hmscatalog.metastore.sasl import Kerberos
 
-pytestmark = [pytest.mark.integration, pytest.mark.metastore]
+# Marked `metastore`: the tests .ci/run runs against each release (the others, which start
+# servers of their own, run once).
+pytestmark = pytest.mark.integration
 SERVICE = f"hive/_HOST@{REALM}"
 
 
@@ -59,6 +61,7 @@ def alice(kdc: Kdc) -> tuple[str, Path]:
     return kdc.principal("alice")
 
 
+@pytest.mark.metastore
 def test_a_keytab_logs_in(secure: str, alice: tuple[str, Path]) -> None:
     principal, keytab = alice
     with MetastoreClient(secure, kerberos=Kerberos(SERVICE, principal, str(keytab))) as client:
@@ -67,6 +70,7 @@ def test_a_keytab_logs_in(secure: str, alice: tuple[str, Path]) -> None:
         client.drop_database("kerberos_keytab")
 
 
+@pytest.mark.metastore
 def test_the_ticket_cache_after_kinit(secure: str, kdc: Kdc, alice: tuple[str, Path],
                                       tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     cache = tmp_path / "ccache"
@@ -86,6 +90,7 @@ def _refused(uri: str, kerberos: Kerberos | None, **options: float) -> str:
     return line
 
 
+@pytest.mark.metastore
 def test_no_ticket_is_one_line(secure: str, tmp_path: Path,
                                monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("KRB5CCNAME", f"FILE:{tmp_path / 'none'}")
@@ -96,6 +101,7 @@ def test_no_ticket_is_one_line(secure: str, tmp_path: Path,
     assert time.monotonic() - began < 5  # not retried: a ticket does not appear by waiting
 
 
+@pytest.mark.metastore
 def test_an_expired_ticket_is_one_line(secure: str, kdc: Kdc, alice: tuple[str, Path],
                                        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     cache = tmp_path / "ccache"
@@ -107,12 +113,14 @@ def test_an_expired_ticket_is_one_line(secure: str, kdc: Kdc, alice: tuple[str, 
     assert "expired" in line.lower(), line
 
 
+@pytest.mark.metastore
 def test_a_wrong_service_principal_is_one_line(secure: str, alice: tuple[str, Path]) -> None:
     line = _refused(secure, Kerberos(f"metastore/_HOST@{REALM}", alice[0], str(alice[1])))
     assert line == (f"{secure}: Kerberos cannot authenticate to metastore/localhost@{REALM}: "
                     f"Server metastore/localhost@{REALM} not found in Kerberos database")
 
 
+@pytest.mark.metastore
 def test_kerberos_to_a_plain_metastore_is_one_line(metastore: server.ServerInfo,
                                                    alice: tuple[str, Path]) -> None:
     uri = f"thrift://localhost:{metastore.port}"
@@ -126,6 +134,7 @@ def test_kerberos_to_a_plain_metastore_is_one_line(metastore: server.ServerInfo,
         "hive.metastore.sasl.enabled does not answer it")
 
 
+@pytest.mark.metastore
 def test_a_plain_client_to_a_kerberized_metastore_is_one_line(secure: str) -> None:
     line = _refused(secure, None, retries=0)
     assert line.endswith(
@@ -133,6 +142,7 @@ def test_a_plain_client_to_a_kerberized_metastore_is_one_line(secure: str) -> No
         "give the client its kerberos_principal)"), line
 
 
+@pytest.mark.metastore
 def test_a_session_outlives_its_tickets(secure: str, kdc: Kdc) -> None:
     """Tickets of 5 s: an open connection keeps working after they expire, and new connections
     (the library gets new tickets from the keytab) too."""

@@ -1,7 +1,7 @@
 """TLS to the metastore: the embedded metastore of the session's release started with a keystore
 (``metastore.use.SSL``), certificates made here with ``openssl`` (a CA, a server certificate
-for ``localhost``, another CA that signed nothing of it). .ci/run runs this file against 2.3,
-3.1 and 4.x."""
+for ``localhost``, another CA that signed nothing of it). .ci/run runs the `metastore`-marked
+tests against 2.3, 3.1 and 4.x."""
 
 from __future__ import annotations
 
@@ -20,7 +20,9 @@ from hmscatalog.metastore import server
 from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.tls import Tls, TlsError
 
-pytestmark = [pytest.mark.integration, pytest.mark.metastore]
+# Marked `metastore`: the tests .ci/run runs against each release (the others, which start
+# servers of their own, run once).
+pytestmark = pytest.mark.integration
 PASSWORD = "keystore-password"
 
 
@@ -67,6 +69,7 @@ def port(certificates: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterat
         server.stop(data_dir)
 
 
+@pytest.mark.metastore
 def test_a_client_that_trusts_the_ca(port: int, certificates: Path) -> None:
     tls = Tls(ca_file=str(certificates / "ca.pem"))
     with MetastoreClient(f"thrift://localhost:{port}", tls=tls) as client:
@@ -83,6 +86,7 @@ def _refused(uri: str, tls: Tls) -> str:
     return line
 
 
+@pytest.mark.metastore
 def test_another_ca_is_one_line(port: int, certificates: Path) -> None:
     uri = f"thrift://localhost:{port}"
     assert _refused(uri, Tls(ca_file=str(certificates / "other-ca.pem"))) == (
@@ -90,6 +94,7 @@ def test_another_ca_is_one_line(port: int, certificates: Path) -> None:
         "certificate chain")  # the server sends its CA's certificate, which is not ours
 
 
+@pytest.mark.metastore
 def test_another_host_name_is_one_line(port: int, certificates: Path) -> None:
     uri = f"thrift://127.0.0.1:{port}"  # the certificate names localhost only
     line = _refused(uri, Tls(ca_file=str(certificates / "ca.pem")))
@@ -97,6 +102,7 @@ def test_another_host_name_is_one_line(port: int, certificates: Path) -> None:
                            "IP address mismatch"), line
 
 
+@pytest.mark.metastore
 def test_tls_to_a_plain_metastore_is_one_line(metastore: server.ServerInfo,
                                               certificates: Path) -> None:
     uri = f"thrift://localhost:{metastore.port}"
@@ -110,6 +116,7 @@ def test_tls_to_a_plain_metastore_is_one_line(metastore: server.ServerInfo,
     assert line.endswith("): a metastore without metastore.use.SSL does not answer it"), line
 
 
+@pytest.mark.metastore
 def test_a_plain_client_to_a_tls_metastore_fails_in_one_line(port: int) -> None:
     uri = f"thrift://localhost:{port}"
     with MetastoreClient(uri, connect_timeout_s=2, retries=0) as client, \
