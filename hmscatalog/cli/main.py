@@ -10,6 +10,7 @@ from pathlib import Path
 
 from hmscatalog import jars
 from hmscatalog.cli import recover, repair, serve
+from hmscatalog.cli.arguments import settings
 from hmscatalog.errors import HmsCatalogError
 from hmscatalog.metastore import server
 from hmscatalog.metastore.launcher import is_loopback
@@ -35,7 +36,7 @@ def _metastore_start(args: argparse.Namespace) -> int:
               "(first use only)...", file=sys.stderr)
     info = server.start(port=args.port, data_dir=args.data_dir, db=args.db, on_wait=waiting,
                         hive_version=args.hive_version, with_s3=args.with_s3,
-                        hadoop_conf=_settings(args.conf), host=args.host,
+                        hadoop_conf=settings(args.conf), host=args.host,
                         insecure=args.insecure, kerberos_keytab=args.kerberos_keytab,
                         kerberos_principal=args.kerberos_principal,
                         tls_keystore=args.tls_keystore,
@@ -51,16 +52,6 @@ def _metastore_start(args: argparse.Namespace) -> int:
           file=sys.stderr)
     print(info.uri)
     return 0
-
-
-def _settings(pairs: Sequence[str]) -> dict[str, str]:
-    settings = {}
-    for pair in pairs:
-        key, equals, value = pair.partition("=")
-        if not equals or not key.strip():
-            raise HmsCatalogError(f"--conf {pair!r} is not KEY=VALUE")
-        settings[key.strip()] = value
-    return settings
 
 
 def _jars(args: argparse.Namespace) -> int:

@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import Any
 
+from hmscatalog.cli.arguments import settings
 from hmscatalog.metastore.launcher import is_loopback
 
 
@@ -26,6 +27,11 @@ def add_parser(commands: Any) -> None:
                         help="allow a --host other machines reach, although the server lets "
                         "in every client with no authentication")
     parser.add_argument("--name", default="hms", help="catalog name (hms)")
+    parser.add_argument("--master", default="local[*]",
+                        help="the Spark master of the server's session (default local[*])")
+    parser.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
+                        help="a Spark setting of the server's session (repeatable), e.g. "
+                        "spark.hmscatalog.kerberos.principal=hive/_HOST@EXAMPLE.COM")
     parser.set_defaults(func=run)
 
 
@@ -36,5 +42,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"warning: the server lets in, with no authentication, every client that "
               f"reaches port {args.port} of {args.host}", file=sys.stderr)
     serve_forever(args.uri, args.port, args.host, args.name,
-                  ready=lambda line: print(line, flush=True), insecure=args.insecure)
+                  ready=lambda line: print(line, flush=True), insecure=args.insecure,
+                  master=args.master, conf=settings(args.conf))
     return 0

@@ -9,11 +9,17 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
+from hmscatalog import config
+from hmscatalog.errors import ServerError
+from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.launcher import check_host
+from hmscatalog.metastore.sasl import Kerberos
+from hmscatalog.metastore.tls import Tls
 from hmscatalog.spark.attach import attach
 from hmscatalog.spark.internals.session import start_thrift_server
 from hmscatalog.spark.plugin import session_conf
@@ -34,7 +40,7 @@ def start(uri: str, port: int = 10000, host: str = "127.0.0.1", name: str = "hms
     """
     from pyspark.sql import SparkSession
 
-    check_host(host, insecure, "the SQL server")
+    preflight(uri, port, host, name, conf or {}, insecure)
     everywhere = host in ("0.0.0.0", "::")
     if not everywhere:
         os.environ.setdefault("SPARK_LOCAL_IP", host)
@@ -53,10 +59,37 @@ def start(uri: str, port: int = 10000, host: str = "127.0.0.1", name: str = "hms
     return spark, start_thrift_server(spark)
 
 
+def preflight(uri: str, port: int, host: str, name: str, conf: Mapping[str, str],
+              insecure: bool) -> None:
+    """What would make the server fail, found before Spark starts (in a second, not after it).
+
+    Raises:
+        ServerError: ``host`` is refused (see :func:`check_host`), or the port is taken.
+        InvalidUri: ``uri`` is malformed.
+        InvalidSetting: a Kerberos or TLS setting in ``conf`` cannot work.
+        MetastoreError: the metastore does not answer (or refuses the client).
+    """
+    check_host(host, insecure, "the SQL server")
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as sock:
+        try:
+            sock.bind((host, port))
+        except OSError as exc:
+            raise ServerError(f"port {port} is already in use on {host}: choose another with "
+                              f"--port ({exc.strerror})") from exc
+    found = config.catalog_kerberos(conf.get, name)
+    enabled, ca_file = config.catalog_tls(conf.get, name)
+    kerberos = Kerberos(found[0], found[1] or None, found[2] or None) if found else None
+    with MetastoreClient(uri, retries=1, kerberos=kerberos,
+                         tls=Tls(ca_file=ca_file or None) if enabled else None) as client:
+        client.list_databases()
+
+
 def serve_forever(uri: str, port: int, host: str, name: str,
-                  ready: Callable[[str], None] = print, insecure: bool = False) -> None:
+                  ready: Callable[[str], None] = print, insecure: bool = False,
+                  master: str = "local[*]", conf: dict[str, str] | None = None) -> None:
     """Run the server until SIGINT or SIGTERM."""
-    spark, server = start(uri, port=port, host=host, name=name, insecure=insecure)
+    spark, server = start(uri, port=port, host=host, name=name, insecure=insecure,
+                          master=master, conf=conf)
     stopped = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stopped.set())

@@ -117,3 +117,31 @@ def test_a_host_other_machines_reach_needs_insecure(metastore_uri: str, host: st
         f"hmscatalog: error: host {host} is not a loopback address: the SQL server would let "
         "every machine that reaches it in, with no authentication; listen there anyway with "
         "--insecure (insecure=True), or keep the default 127.0.0.1"]
+
+
+def test_what_would_fail_fails_before_spark_starts(metastore_uri: str) -> None:
+    """A taken port, a malformed or unreachable metastore URI: one line each, in seconds (Spark
+    takes ten or more to start)."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        busy = taken.getsockname()[1]
+        unused = free_port()
+        cases = {
+            (metastore_uri, str(busy)): f"port {busy} is already in use on 127.0.0.1: choose "
+                                        "another with --port (Address already in use)",
+            ("thrift:/nohost", str(free_port())): "metastore URI 'thrift:/nohost' is malformed: "
+                                                  "expected thrift://host:port",
+            (f"thrift://127.0.0.1:{unused}", str(free_port())):
+                f"metastore thrift://127.0.0.1:{unused} unavailable for get_all_databases after "
+                f"2 attempts: thrift://127.0.0.1:{unused}: ",
+        }
+        for (uri, port), line in cases.items():
+            began = time.monotonic()
+            refused = subprocess.run(
+                [sys.executable, "-m", "hmscatalog.cli.main", "serve", uri, "--port", port],
+                capture_output=True, text=True, timeout=120)
+            assert refused.returncode == 1
+            [said] = refused.stderr.splitlines()
+            assert said.startswith(f"hmscatalog: error: {line}"), said
+            assert time.monotonic() - began < 8, uri
