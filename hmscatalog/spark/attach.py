@@ -143,6 +143,19 @@ class _Factory(JavaProxy):
 _ATTACHED: dict[str, Attached] = {}
 
 
+def security(get: config.Getter, name: str) -> tuple[Kerberos | None, Tls | None]:
+    """Catalog ``name``'s Kerberos and TLS to its metastore, from the Spark conf read through
+    ``get`` (see :func:`hmscatalog.config.catalog_kerberos` and ``catalog_tls``).
+
+    Raises:
+        InvalidSetting: settings that cannot work.
+    """
+    found = config.catalog_kerberos(get, name)
+    enabled, ca_file = config.catalog_tls(get, name)
+    return (Kerberos(found[0], found[1] or None, found[2] or None) if found else None,
+            Tls(ca_file=ca_file or None) if enabled else None)
+
+
 def attach(spark: Any, name: str = "hms", uri: str | None = None,
            timeout_s: float | None = None, kerberos: Kerberos | None = None,
            tls: Tls | None = None) -> HmsCatalog:
@@ -178,12 +191,9 @@ def attach(spark: Any, name: str = "hms", uri: str | None = None,
         raise InvalidUri(f"no metastore URI for catalog {name!r}: pass uri= or set "
                          f"{own} (or {shared})")
     timeout = timeout_s or config.catalog_setting(get, name, config.TIMEOUT, float)
-    if kerberos is None:
-        found = config.catalog_kerberos(get, name)
-        kerberos = Kerberos(found[0], found[1] or None, found[2] or None) if found else None
-    if tls is None:
-        enabled, ca_file = config.catalog_tls(get, name)
-        tls = Tls(ca_file=ca_file or None) if enabled else None
+    configured_kerberos, configured_tls = security(get, name)
+    kerberos = kerberos or configured_kerberos
+    tls = tls or configured_tls
     client = MetastoreClient(
         uri, timeout_s=timeout,
         pool_size=config.catalog_setting(get, name, config.POOL_SIZE, int),

@@ -14,13 +14,10 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from hmscatalog import config
 from hmscatalog.errors import ServerError
 from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.launcher import check_host
-from hmscatalog.metastore.sasl import Kerberos
-from hmscatalog.metastore.tls import Tls
-from hmscatalog.spark.attach import attach
+from hmscatalog.spark.attach import attach, security
 from hmscatalog.spark.internals.session import start_thrift_server
 from hmscatalog.spark.plugin import session_conf
 
@@ -76,11 +73,8 @@ def preflight(uri: str, port: int, host: str, name: str, conf: Mapping[str, str]
         except OSError as exc:
             raise ServerError(f"port {port} is already in use on {host}: choose another with "
                               f"--port ({exc.strerror})") from exc
-    found = config.catalog_kerberos(conf.get, name)
-    enabled, ca_file = config.catalog_tls(conf.get, name)
-    kerberos = Kerberos(found[0], found[1] or None, found[2] or None) if found else None
-    with MetastoreClient(uri, retries=1, kerberos=kerberos,
-                         tls=Tls(ca_file=ca_file or None) if enabled else None) as client:
+    kerberos, tls = security(conf.get, name)
+    with MetastoreClient(uri, retries=1, kerberos=kerberos, tls=tls) as client:
         client.list_databases()
 
 
