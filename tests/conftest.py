@@ -24,12 +24,76 @@ else:
     MotoServer = Any
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark ``spark`` every test that uses the SparkSession (directly, or through ``hms`` or
-    ``db``), so that ``-m spark`` selects every Spark-facing test: ``.ci/run`` runs them again
-    with the oldest supported pyspark. Against Hive 4 metastores, skip the tests that compare
-    with Spark's built-in catalog (``builtin``): it cannot read their tables (the comparison
-    for Hive 4 is test_metastore_releases.py's, against 2.3 through hms)."""
+# JVM options for the tests' Spark drivers: the C1 compiler only and the serial collector spend
+# about 40% less CPU starting a JVM on two cores, and the tests' JVMs run minutes, not hours.
+SHORT_LIVED_JVM = ("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC")
+
+TIERS = ("quick", "thorough", "all")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--tier", choices=TIERS, default="quick",
+        help="quick (default): every kind of check, each matrix by a few of its cases; "
+             "thorough: only what quick leaves out (tests marked thorough, the other cases of "
+             "tests marked cases(n)); all: both. .ci/run runs quick, then thorough.")
+
+
+def _thorough(items: list[pytest.Item]) -> set[str]:
+    """The node ids the quick tier leaves out: tests marked ``thorough``, and of a test marked
+    ``cases(n)`` every case but n spread evenly over its cases (the first always among them,
+    so that tests sharing a module fixture's parameter share its first value)."""
+    left_out = {item.nodeid for item in items if item.get_closest_marker("thorough")}
+    groups: dict[tuple[str, str], list[pytest.Item]] = {}
+    for item in items:
+        if item.get_closest_marker("cases") and item.nodeid not in left_out:
+            groups.setdefault((item.path.as_posix(), item.originalname), []).append(item)
+    for group in groups.values():
+        marker = group[0].get_closest_marker("cases")
+        assert marker is not None
+        count = len(group)
+        kept = {(i * count) // marker.args[0] for i in range(min(marker.args[0], count))}
+        left_out.update(item.nodeid for i, item in enumerate(group) if i not in kept)
+    return left_out
+
+
+def _select_tier(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Keep the tier ``--tier`` names; a test named by its node id on the command line runs
+    whatever its tier."""
+    tier = config.getoption("--tier")
+    if tier == "all":
+        return
+    named = {arg for arg in config.args if "::" in arg}
+    thorough = _thorough(items)
+    keep = [item for item in items
+            if (item.nodeid in thorough) == (tier == "thorough")
+            or any(item.nodeid.endswith(arg) for arg in named)]
+    dropped = [item for item in items if item not in keep]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = keep
+    config.stash[_LEFT_OUT] = len(dropped)
+
+
+_LEFT_OUT = pytest.StashKey[int]()
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    left_out = config.stash.get(_LEFT_OUT, 0)
+    if left_out and config.getoption("--tier") == "quick":
+        terminalreporter.write_line(
+            f"quick tier: {left_out} thorough tests or cases not run "
+            "(--tier thorough runs them, as .ci/run does)")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Keep the ``--tier`` asked for. Mark ``spark`` every test that uses the SparkSession
+    (directly, or through ``hms`` or ``db``), so that ``-m spark`` selects every Spark-facing
+    test: ``.ci/run`` runs them again with the oldest supported pyspark. Against Hive 4
+    metastores, skip the tests that compare with Spark's built-in catalog (``builtin``): it
+    cannot read their tables (the comparison for Hive 4 is test_metastore_releases.py's,
+    against 2.3 through hms)."""
+    _select_tier(config, items)
     builtin_skip = pytest.mark.skip(
         reason=f"Spark's built-in Hive catalog (a Hive 2.3.10 client) cannot talk to Hive "
         f"{release(HIVE_VERSION).version}: it calls get_table, which Hive 4.0.1 removed")
@@ -186,7 +250,8 @@ def spark(metastore: server.ServerInfo, moto_s3: MotoServer,  # type: ignore[no-
         .config("spark.hadoop.hive.metastore.uris", metastore.uri)
         .config(map={f"spark.hadoop.{k}": v for k, v in moto_s3.hadoop_settings.items()})
         .config("spark.sql.warehouse.dir", str(warehouse))
-        .config("spark.driver.extraJavaOptions", "-Dderby.system.home=" + str(warehouse))
+        .config("spark.driver.extraJavaOptions",
+                " ".join([*SHORT_LIVED_JVM, "-Dderby.system.home=" + str(warehouse)]))
         .getOrCreate()
     )
     try:

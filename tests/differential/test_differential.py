@@ -2,8 +2,9 @@
 statement shapes, see :mod:`cases`), each run through ``hms`` and through Spark's built-in Hive
 catalog on one metastore and compared (see :mod:`runner`).
 
-- ``HMSCATALOG_FUZZ_CASES=N`` runs N cases (CI runs :data:`CI_CASES`) from seed
-  ``HMSCATALOG_FUZZ_BASE`` (default :data:`BASE_SEED`) on;
+- ``HMSCATALOG_FUZZ_CASES=N`` runs N cases from seed ``HMSCATALOG_FUZZ_BASE`` (default
+  :data:`BASE_SEED`) on; without it, :data:`CI_CASES` cases, of which the quick tier runs
+  :data:`QUICK_CASES` (``.ci/run`` runs them all: quick, then ``--tier thorough``);
 - ``HMSCATALOG_FUZZ_SEED=S`` runs the one case of seed S (a failure prints it).
 
 A failure prints its seed, what differed, and the case reduced to the fewest statements,
@@ -25,6 +26,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.spark, pytest.mark.builtin]
 
 BASE_SEED = 1_000
 CI_CASES = 30
+QUICK_CASES = 2
 
 
 def _seeds() -> list[int]:
@@ -58,7 +60,13 @@ def statuses() -> Iterator[dict[int, str]]:
                         if status != "compared"))
 
 
-@pytest.mark.parametrize("seed", _seeds())
+SEEDS = _seeds()
+# A campaign (seeds chosen by the environment) runs every seed in any tier.
+CHOSEN = any(os.environ.get(f"HMSCATALOG_FUZZ_{name}") for name in ("SEED", "CASES"))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.cases(len(SEEDS) if CHOSEN else QUICK_CASES)
 def test_hms_agrees_with_the_builtin(spark: Any, client: Any, fuzz_db: str,
                                      statuses: dict[int, str], seed: int) -> None:
     runner = Runner(spark, client, fuzz_db)

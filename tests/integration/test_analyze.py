@@ -64,6 +64,7 @@ def _forget(client: MetastoreClient, db: str) -> None:
     "ANALYZE TABLE {c}.sales COMPUTE STATISTICS FOR COLUMNS v, dt",
     "ANALYZE TABLE {c}.sales COMPUTE STATISTICS FOR ALL COLUMNS",
 ])
+@pytest.mark.cases(2)
 def test_both_catalogs_store_the_same_statistics(spark: Any, sales: str,
                                                  client: MetastoreClient, statement: str) -> None:
     stored = []
@@ -111,6 +112,7 @@ def test_unchanged_statistics_are_not_stored_again(spark: Any, sales: str,
     ("ANALYZE TABLE hms.{db}.sales COMPUTE STATISTICS FOR COLUMNS v, nope",
      "ANALYZE TABLE ... FOR COLUMNS of table {db}.sales: it has no column nope"),
 ])
+@pytest.mark.cases(2)
 def test_refusals_name_the_table_and_store_nothing(spark: Any, sales: str,
                                                    client: MetastoreClient, statement: str,
                                                    message: str) -> None:
@@ -121,6 +123,7 @@ def test_refusals_name_the_table_and_store_nothing(spark: Any, sales: str,
     assert (_table_stats(client, sales), _partition_stats(client, sales)) == before
 
 
+@pytest.mark.thorough
 def test_analyze_tables_in_a_database_analyzes_each(spark: Any, sales: str,
                                                    client: MetastoreClient) -> None:
     spark.sql(f"CREATE TABLE hms.{sales}.flat (v INT) STORED AS PARQUET")
@@ -142,6 +145,7 @@ def test_analyze_tables_in_a_database_analyzes_each(spark: Any, sales: str,
     assert stored[0][1] == {}
 
 
+@pytest.mark.thorough
 def test_column_statistics_of_other_columns_stay(spark: Any, sales: str,
                                                  client: MetastoreClient) -> None:
     spark.sql(f"ANALYZE TABLE hms.{sales}.sales COMPUTE STATISTICS FOR COLUMNS v").collect()

@@ -64,6 +64,7 @@ def test_a_write_refused_before_its_tasks_run_leaves_no_record(
 
 
 @pytest.mark.spark
+@pytest.mark.thorough
 def test_an_s3_write_refused_for_want_of_the_magic_committer_leaves_no_record(
         spark: Any, db: str, s3a_jars: list[str], moto_s3: Any, s3a_bucket: str) -> None:
     """S3A's magic committer turned off for one write (its options reach a file system of its

@@ -68,6 +68,7 @@ POINTS = {
     (case, faults) for case in WRITES for faults in POINTS
     # Only dynamic writes register partitions: the others never reach "register".
     if faults != "kill@register" or case.endswith("-dynamic")])
+@pytest.mark.cases(4)
 def test_a_write_killed_at_any_step_leaves_the_table_before_or_after(
         client: MetastoreClient, metastore_uri: str, unique_db: str, tmp_path: Path, case: str,
         faults: str) -> None:
@@ -97,6 +98,7 @@ def test_a_write_killed_at_any_step_leaves_the_table_before_or_after(
 @pytest.mark.parametrize("partitioned", [True, False])
 @pytest.mark.parametrize("faults", ["kill@begin", "kill@commit-record", "kill@committed",
                                     "kill@statistics", "kill@cleanup"])
+@pytest.mark.cases(2)
 def test_a_truncate_killed_at_any_step_leaves_the_table_before_or_after(
         client: MetastoreClient, metastore_uri: str, unique_db: str, tmp_path: Path,
         partitioned: bool, faults: str) -> None:
@@ -187,6 +189,7 @@ SPARK_WRITES = {  # partitioning, the statement killed
     ("overwrite-unpartitioned", "kill@statistics", True),
     ("into-unpartitioned", "kill@move:2", False),
 ])
+@pytest.mark.cases(1)
 def test_a_killed_spark_insert_is_recovered_by_the_next_read(
         spark: Any, db: str, metastore_uri: str, client: MetastoreClient, case: str,
         faults: str, finished: bool) -> None:
@@ -245,6 +248,7 @@ def test_a_killed_writer_not_yet_waited_for_is_recovered_by_the_next_commit(
         child.communicate(timeout=60)
     assert child.returncode == -signal.SIGKILL
 
+@pytest.mark.thorough
 def test_the_metastore_going_away_mid_commit(tmp_path: Path) -> None:
     """A metastore of its own, stopped while a write registers its partitions: the write undoes
     what it can, fails naming the table and keeps its record; once the metastore is back,

@@ -13,6 +13,7 @@ from hmscatalog.metastore import server
 pytestmark = [pytest.mark.integration, pytest.mark.spark]  # the demo runs a SparkSession
 
 
+@pytest.mark.thorough
 def test_demo_runs_twice_and_reuses_its_metastore(tmp_path: Path) -> None:
     port = str(server.free_port())
     command = [sys.executable, "-m", "hmscatalog.cli.main", "demo", "--port", port,

@@ -54,6 +54,7 @@ def nasty_table(client: MetastoreClient, unique_db: str) -> Table:
 
 
 @pytest.mark.parametrize("value", NASTY)
+@pytest.mark.cases(4)
 def test_each_value_selects_exactly_itself(
     client: MetastoreClient, nasty_table: Table, value: str
 ) -> None:
@@ -95,6 +96,7 @@ def test_raw_filter_with_quoted_injection_matches_only_itself(
         (eq("n", "013"), {13}),
     ],
 )
+@pytest.mark.cases(3)
 def test_selection_equals_client_side_truth(
     client: MetastoreClient, nasty_table: Table, pred: Predicate, expected_n: set[int]
 ) -> None:

@@ -39,6 +39,7 @@ def _first_line(exc: BaseException) -> str:
     "CREATE TABLE {t} PARTITIONED BY (dt) STORED AS PARQUET AS {q}",
     "CREATE TABLE {t} USING parquet PARTITIONED BY (dt) AS {q}",
 ])
+@pytest.mark.cases(1)
 def test_ctas_places_columns_by_name(spark: Any, db: str, create: str) -> None:
     """The partition column first in the SELECT: each value still lands in its own column."""
     for table in (f"hms.{db}.ours", f"spark_catalog.{db}.theirs"):
@@ -52,6 +53,7 @@ def test_ctas_places_columns_by_name(spark: Any, db: str, create: str) -> None:
         ("dt=2024-01-01",), ("dt=2024-01-02",)]
 
 
+@pytest.mark.thorough
 def test_ctas_with_mixed_types_and_dataframe_creates(spark: Any, db: str) -> None:
     """An INT partition column first (by position this failed with CANNOT_SAFELY_CAST), and
     the DataFrame API's two ways to create a partitioned table."""
@@ -81,6 +83,7 @@ def test_ctas_with_mixed_types_and_dataframe_creates(spark: Any, db: str) -> Non
     "AS s(id, v, dt)",
     "INSERT INTO {t} SELECT * FROM VALUES {v} AS s(id, v, dt)",
 ])
+@pytest.mark.cases(1)
 def test_null_and_empty_string_share_the_default_partition(spark: Any, db: str,
                                                             statement: str) -> None:
     """NULL and '' rows of a string partition column in one task both go to
@@ -118,6 +121,7 @@ def test_two_string_partition_columns_null_and_empty(spark: Any, db: str) -> Non
         assert b == (None if want_b in ("NULL", "''") else "y")
 
 
+@pytest.mark.thorough
 def test_set_location_and_relative_locations(spark: Any, db: str, client: MetastoreClient,
                                              tmp_path: Path) -> None:
     """``ALTER TABLE ... SET LOCATION`` moves the table's storage descriptor (before, it became
@@ -198,6 +202,7 @@ def test_writes_into_a_templated_projection_table_are_refused(spark: Any, db: st
     "FROM (SELECT 1 AS a, 'x' AS p) s INSERT INTO {t} PARTITION (p='y') SELECT a "
     "INSERT INTO {t} SELECT a, p",
 ])
+@pytest.mark.cases(1)
 def test_every_insert_form_gets_hives_rules(spark: Any, db: str, insert: str) -> None:
     """CTEs, Hive's FROM-first INSERT and multi-insert are checked like a plain INSERT: in
     strict mode, and with dynamic partitions switched off; nothing is written."""
@@ -351,6 +356,7 @@ def test_show_partitions_prints_the_default_partition_as_the_builtin_does(
      "[HMS_INVALID_PROJECTION] Table {db}.t: Unknown partition projection property "
      "'projection.enable'; did you mean 'projection.enabled'?"),
 ], ids=["boolean", "unknown-key", "negative", "not-a-number", "projection-typo"])
+@pytest.mark.cases(2)
 def test_misspelt_settings_are_refused_at_create_and_alter(
         spark: Any, db: str, client: MetastoreClient, tmp_path: Path, properties: str,
         first_line: str) -> None:

@@ -68,6 +68,7 @@ def location(client: MetastoreClient, db: str, table: str) -> Path:
     "STORED AS AVRO",
     JSON,
 ])
+@pytest.mark.cases(1)
 def test_tables_the_builtin_wrote_read_the_same(spark: Any, db: str, stored: str) -> None:
     spark.sql(f"CREATE TABLE spark_catalog.{db}.t ({COLUMNS}) PARTITIONED BY (p INT) {stored}")
     spark.sql(f"INSERT INTO spark_catalog.{db}.t PARTITION (p=1) VALUES {ROWS}")
@@ -197,6 +198,7 @@ STORED = [
 
 
 @pytest.mark.parametrize("stored", STORED)
+@pytest.mark.cases(1)
 def test_each_reads_what_the_other_wrote(spark: Any, db: str, client: MetastoreClient,
                                          stored: str) -> None:
     """CREATE TABLE stores what the built-in stores; rows hms writes (static and dynamic
@@ -247,6 +249,7 @@ def test_text_values_with_delimiters_and_escapes(spark: Any, db: str) -> None:
     assert all(r.arr == ["x;y", "z"] for r in ours if r.s != "line")
 
 
+@pytest.mark.thorough
 def test_ctas_and_overwrite_of_a_text_table(spark: Any, db: str) -> None:
     spark.sql(f"CREATE TABLE hms.{db}.c STORED AS TEXTFILE PARTITIONED BY (p) AS "
               "SELECT id, CAST(id AS STRING) AS s, CAST(id % 2 AS INT) AS p FROM range(6)")
@@ -306,6 +309,7 @@ def test_spark_data_source_tables_are_refused(spark: Any, db: str) -> None:
         "descriptor")
 
 
+@pytest.mark.thorough
 def test_writes_into_a_partition_of_another_format_are_refused(
         spark: Any, db: str, client: MetastoreClient) -> None:
     spark.sql(f"CREATE TABLE hms.{db}.m (id INT) PARTITIONED BY (p INT) STORED AS TEXTFILE")
@@ -329,6 +333,7 @@ def test_writes_into_a_partition_of_another_format_are_refused(
     assert [tuple(r) for r in rows(spark, f"SELECT * FROM hms.{db}.m")] == [(1, 1), (4, 2)]
 
 
+@pytest.mark.thorough
 def test_open_csv_writes(spark: Any, db: str) -> None:
     ddl = ("(a STRING, b STRING) PARTITIONED BY (p INT) "
            "ROW FORMAT SERDE 'org.apache.hadoop.hive.serde2.OpenCSVSerde' "
@@ -341,6 +346,7 @@ def test_open_csv_writes(spark: Any, db: str) -> None:
     assert [tuple(r) for r in got] == [("", "", 1), ("x,y", 'say "hi"', 1)]
 
 
+@pytest.mark.thorough
 def test_bucketed_tables_read_as_plain_tables_and_refuse_writes(
         spark: Any, db: str, client: MetastoreClient) -> None:
     """A bucketed Hive table (written by the built-in, which writes Hive's buckets) reads as a
@@ -365,6 +371,7 @@ def test_bucketed_tables_read_as_plain_tables_and_refuse_writes(
 
 
 @pytest.mark.parametrize("stored", ["TEXTFILE", "PARQUET"])
+@pytest.mark.cases(1)
 def test_files_in_subdirectories_of_a_partition(spark: Any, db: str, client: MetastoreClient,
                                                 stored: str) -> None:
     """Hive on Tez writes UNION ALL output to HIVE_UNION_SUBDIR_<n>/ below the partition. By
@@ -399,6 +406,7 @@ def test_files_in_subdirectories_of_a_partition(spark: Any, db: str, client: Met
 
 
 @pytest.mark.parametrize("stored", ["TEXTFILE", "PARQUET"])
+@pytest.mark.thorough
 def test_truncate_table_and_partitions(spark: Any, db: str, client: MetastoreClient,
                                        stored: str) -> None:
     """TRUNCATE TABLE [PARTITION] through hms leaves what the built-in's leaves: the
@@ -442,6 +450,7 @@ def test_views_in_the_metastore_are_not_tables(spark: Any, db: str) -> None:
         "needs a table")
 
 
+@pytest.mark.thorough
 def test_hive_multi_insert_into_text_tables(spark: Any, db: str) -> None:
     """FROM src INSERT INTO t1 ... INSERT INTO t2 PARTITION (...) ...: one statement writing
     two text tables, through each catalog; the same rows land in both."""
@@ -461,6 +470,7 @@ def test_hive_multi_insert_into_text_tables(spark: Any, db: str) -> None:
         assert len(ours) == expected
 
 
+@pytest.mark.thorough
 def test_describe_partition(spark: Any, db: str) -> None:
     """DESCRIBE TABLE [EXTENDED] ... PARTITION through hms (on every supported Spark: 4.0 and 4.1
     refuse the clause for other catalogs, hms answers it) shows the built-in's column rows, with
@@ -499,6 +509,7 @@ def test_describe_partition(spark: Any, db: str) -> None:
     assert "hms" in partial and "p, d" in partial
 
 
+@pytest.mark.thorough
 def test_rename_partition(spark: Any, db: str, client: MetastoreClient, tmp_path: Path) -> None:
     """ALTER TABLE ... PARTITION ... RENAME TO PARTITION through hms leaves what the built-in
     leaves: the partition under its new values, its directory moved to the new name (for a
@@ -528,6 +539,7 @@ def test_rename_partition(spark: Any, db: str, client: MetastoreClient, tmp_path
                    ).startswith("[PARTITIONS_NOT_FOUND]")
 
 
+@pytest.mark.thorough
 def test_partition_set_location(spark: Any, db: str, client: MetastoreClient,
                                 tmp_path: Path) -> None:
     """ALTER TABLE ... PARTITION ... SET LOCATION through hms points the partition where the
@@ -550,6 +562,7 @@ def test_partition_set_location(spark: Any, db: str, client: MetastoreClient,
                    f"'file:{tmp_path}'").startswith("[PARTITIONS_NOT_FOUND]")
 
 
+@pytest.mark.thorough
 def test_set_serde_properties(spark: Any, db: str, client: MetastoreClient) -> None:
     """ALTER TABLE ... [PARTITION (...)] SET SERDEPROPERTIES / SET SERDE through hms stores what
     the built-in's stores, and both catalogs read the table the same way after it."""
@@ -580,6 +593,7 @@ def test_set_serde_properties(spark: Any, db: str, client: MetastoreClient) -> N
     assert changed.serde_parameters["x"] == "y"
 
 
+@pytest.mark.thorough
 def test_parquet_table_with_partitions_of_another_format(spark: Any, db: str,
                                                          client: MetastoreClient) -> None:
     """A Parquet table whose old partition is still text (Hive's ALTER TABLE ... SET FILEFORMAT
@@ -605,6 +619,7 @@ def test_parquet_table_with_partitions_of_another_format(spark: Any, db: str,
     assert "ParquetScan" in plan.executedPlan().toString()
 
 
+@pytest.mark.thorough
 def test_show_create_table_as_serde_round_trips(spark: Any, db: str, client: MetastoreClient,
                                                 tmp_path: Path) -> None:
     """SHOW CREATE TABLE ... AS SERDE through hms prints the built-in's DDL of the same table
@@ -649,6 +664,7 @@ NESTED_ROWS = ("(1, named_struct('x', 'first', 'y', 'second'), "
 @pytest.mark.parametrize("stored", [
     "STORED AS TEXTFILE", "STORED AS SEQUENCEFILE", "STORED AS RCFILE", "STORED AS AVRO", JSON,
 ])
+@pytest.mark.cases(1)
 def test_fields_of_structs_are_taken_by_name(spark: Any, db: str, stored: str) -> None:
     """A query naming fields of structs (in arrays, maps and structs too) gets those fields,
     in the select list and in filters, as the built-in reads them: Spark's nested schema
@@ -677,6 +693,7 @@ def test_fields_of_structs_are_taken_by_name(spark: Any, db: str, stored: str) -
 OPEN_CSV = "ROW FORMAT SERDE 'org.apache.hadoop.hive.serde2.OpenCSVSerde'"
 
 
+@pytest.mark.thorough
 def test_open_csv_columns_are_strings(spark: Any, db: str) -> None:
     """OpenCSVSerde reads every column as a string, whatever type the table declares: Hive and
     the built-in catalog show the columns as strings "from deserializer" and read and write
@@ -748,6 +765,7 @@ def test_avro_columns_from_the_schema_literal(spark: Any, db: str) -> None:
         assert [tuple(r) for r in same_rows(spark, db, name)] == [(1, "a", 7), (2, "b", 8)]
 
 
+@pytest.mark.thorough
 def test_avro_columns_from_the_schema_url(spark: Any, db: str, tmp_path: Path) -> None:
     """avro.schema.url on a local path: the columns are the schema file's, then the changed
     file's, as in the built-in catalog."""
@@ -836,6 +854,7 @@ DEFLATE = ("org.apache.hadoop.io.compress.DefaultCodec", ".deflate", b"\x78")
     ("STORED AS SEQUENCEFILE", GZIP, "BLOCK"),
     ("STORED AS SEQUENCEFILE", DEFLATE, "RECORD"),
 ])
+@pytest.mark.thorough
 def test_compressed_output_as_the_builtin_writes_it(
         spark: Any, db: str, client: MetastoreClient, stored: str,
         codec: tuple[str, str, bytes], compression_type: str | None) -> None:

@@ -110,6 +110,7 @@ def _agree(ours: Fields, theirs: Fields, line: str, what: str) -> None:
         assert ours.keys() <= theirs.keys(), (line, what, sorted(ours.keys() - theirs.keys()))
 
 
+@pytest.mark.cases(1)
 def test_structs_match(server: tuple[str, dict[str, Fields | None]]) -> None:
     line, shapes = server
     lacks = LACKS[MAJOR[line]]

@@ -78,6 +78,7 @@ def _spark_type(spark: Any, raws: list[str]) -> str:
 @example(["0x1p3"])
 @example(["\uff11\uff12"])
 @example(["0.0", "\u0661"])
+@pytest.mark.thorough
 def test_inference_equals_spark(spark: Any, raws: list[str]) -> None:
     ours = infer_partition_types({"k": raws})["k"]
     try:

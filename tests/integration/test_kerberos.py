@@ -143,6 +143,7 @@ def test_a_plain_client_to_a_kerberized_metastore_is_one_line(secure: str) -> No
 
 
 @pytest.mark.metastore
+@pytest.mark.thorough
 def test_a_session_outlives_its_tickets(secure: str, kdc: Kdc) -> None:
     """Tickets of 5 s: an open connection keeps working after they expire, and new connections
     (the library gets new tickets from the keytab) too."""
@@ -167,6 +168,7 @@ def test_a_kerberized_metastore_needs_both_settings(tmp_path: Path, kdc: Kdc) ->
                      kerberos_principal=f"hive/_HOST@{REALM}")
 
 
+@pytest.mark.thorough
 def test_the_cli_starts_a_kerberized_metastore_on_another_address(
         kdc: Kdc, tmp_path: Path) -> None:
     """With Kerberos, an address other machines reach needs no --insecure."""
@@ -186,6 +188,7 @@ def test_the_cli_starts_a_kerberized_metastore_on_another_address(
 
 
 @pytest.mark.parametrize("protection", ["integrity", "privacy"])
+@pytest.mark.thorough
 def test_a_metastore_that_protects_its_connections(kdc: Kdc, alice: tuple[str, Path],
                                                    tmp_path: Path, protection: str) -> None:
     """``hadoop.rpc.protection``: the server offers only the integrity (or confidentiality)

@@ -127,6 +127,7 @@ def _script(spark: Any, catalog: str, client: MetastoreClient, db: str,
     return answers
 
 
+@pytest.mark.thorough
 def test_statements_answer_as_on_the_session_metastore(
         spark: Any, hms: Any, other: tuple[str, str, MetastoreClient], tmp_path: Path) -> None:
     line, name, client = other
@@ -144,6 +145,7 @@ def test_statements_answer_as_on_the_session_metastore(
         assert got == want, (line, step)
 
 
+@pytest.mark.cases(1)
 def test_the_client_speaks_each_release(other: tuple[str, str, MetastoreClient]) -> None:
     line, _, client = other
     dialect = client.dialect()
@@ -154,6 +156,7 @@ def test_the_client_speaks_each_release(other: tuple[str, str, MetastoreClient])
         assert dialect.version == release(line).version
 
 
+@pytest.mark.cases(1)
 def test_managed_tables_on_hive_4_are_purged_external_tables(
         spark: Any, other: tuple[str, str, MetastoreClient], tmp_path: Path) -> None:
     """Hive 4 stores a non-transactional managed table as EXTERNAL_TABLE with
@@ -205,6 +208,7 @@ INSERT_ONLY = ({"transactional": "true", "transactional_properties": "insert_onl
 FULL = ({"transactional": "true"}, "a full ACID table (transactional=true)")
 
 
+@pytest.mark.cases(1)
 def test_acid_tables_are_refused_for_reads_and_writes(
         spark: Any, other: tuple[str, str, MetastoreClient]) -> None:
     line, name, client = other
@@ -234,6 +238,7 @@ def test_acid_tables_are_refused_for_reads_and_writes(
         client.drop_database(db, cascade=True, if_exists=True)
 
 
+@pytest.mark.cases(1)
 def test_a_catalog_of_its_own(spark: Any, other: tuple[str, str, MetastoreClient],
                               tmp_path: Path) -> None:
     """``metastore-catalog`` (Hive 3+): databases, tables and partitions of another catalog,
@@ -284,6 +289,7 @@ def test_catalogs_need_hive_3(metastore_uri: str, client: MetastoreClient) -> No
         client.list_catalogs()
 
 
+@pytest.mark.thorough
 def test_a_full_batch_of_partitions(other: tuple[str, str, MetastoreClient],
                                     tmp_path: Path) -> None:
     """A batch of 1,000 partitions in one add_partitions_req (Hive 4 inserts them with one

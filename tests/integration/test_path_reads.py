@@ -147,6 +147,7 @@ def test_types_and_partitioning_switch(spark: Any, tmp_path: Path,
 
 
 @needs_spark(PYTHON_SOURCE_FILTERS, "pyarrow reads of paths Spark cannot open")
+@pytest.mark.thorough
 def test_s3_point_query_lists_once_and_reads_only_matching_files(
         spark: Any, moto_s3: Any) -> None:
     import io

@@ -76,6 +76,7 @@ def _first_line(exc: BaseException) -> str:
     return str(exc).strip().splitlines()[0]
 
 
+@pytest.mark.cases(1)
 def test_directories_match_spark_and_the_files_read_back(spark: Any, where: Remote) -> None:
     """Every partition type, with values that need escaping: the directory names are byte for
     byte those Spark's own partitioned write makes; read_partitioned (with the returned types)
@@ -96,6 +97,7 @@ def test_directories_match_spark_and_the_files_read_back(spark: Any, where: Remo
         _rows(spark.read.parquet(where.location("spark")), columns)
 
 
+@pytest.mark.cases(1)
 def test_append_adds_files_and_overwrite_replaces_only_written_partitions(
         spark: Any, where: Remote) -> None:
     path = where.location("t")
@@ -116,6 +118,7 @@ def test_append_adds_files_and_overwrite_replaces_only_written_partitions(
     assert not [f for f in where.files("t") if f.startswith((".hms-staging", ".hms-trash"))]
 
 
+@pytest.mark.cases(1)
 def test_mode_error_refuses_a_path_with_files(spark: Any, where: Remote) -> None:
     path = where.location("t")
     df = spark.createDataFrame([(1, 1)], "v INT, k INT")
@@ -128,6 +131,7 @@ def test_mode_error_refuses_a_path_with_files(spark: Any, where: Remote) -> None
     assert where.files("t") == files
 
 
+@pytest.mark.cases(1)
 def test_null_partition_error_names_the_column_and_writes_nothing(
         spark: Any, where: Remote) -> None:
     path = where.location("t")
@@ -144,6 +148,7 @@ def test_null_partition_error_names_the_column_and_writes_nothing(
             == []
 
 
+@pytest.mark.cases(1)
 def test_a_failing_task_leaves_nothing_visible(spark: Any, where: Remote) -> None:
     """A task fails after others wrote their files: the path holds what it held before."""
     from pyspark.sql import functions as F
@@ -247,6 +252,7 @@ def test_pyarrow_and_duckdb_read_what_was_written(spark: Any, tmp_path: Path) ->
 @pytest.mark.parametrize(("faults", "finished", "ender"), [
     ("kill@commit-record", False, "write"), ("kill@move:3", False, "cli"),
     ("kill@committed", True, "write")])
+@pytest.mark.thorough
 def test_a_killed_write_is_ended_by_the_next_one(spark: Any, tmp_path: Path, faults: str,
                                                  finished: bool, ender: str) -> None:
     """A write killed while its files move in is undone by the next write into the path, or
@@ -281,6 +287,7 @@ def _pending_uploads(moto: Any, path: str) -> list[str]:
 @pytest.mark.parametrize(("faults", "finished"), [("kill@commit-record", False),
                                                   ("kill@committed", False),
                                                   ("kill@retire", True)])
+@pytest.mark.thorough
 def test_a_killed_write_on_s3_is_ended_by_the_next_one(
         spark: Any, moto_s3: Any, s3a_jars: list[str], s3a_bucket: str, faults: str,
         finished: bool) -> None:

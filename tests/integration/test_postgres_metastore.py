@@ -71,6 +71,7 @@ def _database(line: str) -> str:
 
 
 @pytest.mark.parametrize("line", list(RELEASES))
+@pytest.mark.thorough
 def test_metastore_on_postgres(postgres_uri: str, tmp_path: Path, line: str) -> None:
     postgres_uri += _database(line)
     info = server.start(port=server.free_port(), data_dir=tmp_path, db=postgres_uri,

@@ -150,6 +150,7 @@ def test_invalid_settings_are_refused_and_change_nothing(spark: Any, db: str,
 
 
 @needs_spark(PYTHON_SOURCE_FILTERS, "pyarrow reads of paths Spark cannot open")
+@pytest.mark.thorough
 def test_projected_path_reads_local_and_s3(spark: Any, tmp_path: Path, moto_s3: Any) -> None:
     root = tmp_path / "hourly"
     spark.range(48).selectExpr(
@@ -177,6 +178,7 @@ def test_projected_path_reads_local_and_s3(spark: Any, tmp_path: Path, moto_s3: 
 
 
 @pytest.mark.builtin
+@pytest.mark.thorough
 def test_a_table_made_by_the_builtin_catalog_with_a_misspelt_projection_switch_fails_its_query(
         spark: Any, db: str, tmp_path: Path) -> None:
     """``projection.enable`` never went through hms's CREATE checks when another catalog made

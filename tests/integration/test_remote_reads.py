@@ -41,6 +41,7 @@ def _events(spark: Any, root: Path) -> None:
 
 
 @pytest.mark.builtin
+@pytest.mark.cases(1)
 def test_registered_partitions_prune_as_the_builtin_catalog_reads(
         spark: Any, hms: Any, remote: Remote, unique_db: str) -> None:
     location = remote.location("sales")
@@ -59,6 +60,7 @@ def test_registered_partitions_prune_as_the_builtin_catalog_reads(
             assert "Location: InMemoryFileIndex" in text and f"[{remote.scheme}://" in text
 
 
+@pytest.mark.thorough
 def test_discovery_table_lists_as_on_local_disk(spark: Any, db: str, remote: Remote,
                                                tmp_path: Path) -> None:
     local = tmp_path / "events"
@@ -81,6 +83,7 @@ def test_discovery_table_lists_as_on_local_disk(spark: Any, db: str, remote: Rem
     assert spark.sql(f"SELECT * FROM hms.{db}.remote").count() == path_read.count() > 120
 
 
+@pytest.mark.cases(1)
 def test_projection_table_reads_computed_partitions(spark: Any, db: str, remote: Remote,
                                                     tmp_path: Path) -> None:
     local = tmp_path / "hourly"
@@ -98,6 +101,7 @@ def test_projection_table_reads_computed_partitions(spark: Any, db: str, remote:
     assert "partitions=2/31" in _scan_text(found)
 
 
+@pytest.mark.cases(1)
 def test_a_discovery_table_over_nothing_yet_is_empty(spark: Any, db: str,
                                                      remote: Remote) -> None:
     location = remote.location(f"absent-{uuid.uuid4().hex[:6]}")

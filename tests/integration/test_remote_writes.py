@@ -50,6 +50,7 @@ STATEMENTS = [
 
 
 @pytest.mark.builtin
+@pytest.mark.thorough
 def test_inserts_match_the_builtin_catalog_and_each_reads_the_other(
         spark: Any, db: str, remote: Remote) -> None:
     on_hdfs = remote
@@ -73,6 +74,7 @@ def test_inserts_match_the_builtin_catalog_and_each_reads_the_other(
 
 
 @pytest.mark.metastore
+@pytest.mark.cases(2)
 def test_ctas_write_to_and_msck(spark: Any, db: str, remote: Remote, tmp_path: Path) -> None:
     on_hdfs = remote
     spark.sql(f"CREATE TABLE hms.{db}.made LOCATION '{on_hdfs.location('made')}' "
@@ -90,6 +92,7 @@ def test_ctas_write_to_and_msck(spark: Any, db: str, remote: Remote, tmp_path: P
 
 @pytest.mark.parametrize(("faults", "finished"), [("kill@move:3", False),
                                                   ("kill@committed", True)])
+@pytest.mark.thorough
 def test_a_killed_insert_on_hdfs_is_recovered_by_the_next_read(
         spark: Any, db: str, metastore_uri: str, on_hdfs: Remote, faults: str,
         finished: bool) -> None:
@@ -129,6 +132,7 @@ def _pending_uploads(moto: Any, bucket: str) -> list[str]:
             .get("Uploads", [])]
 
 
+@pytest.mark.thorough
 def test_an_s3_write_that_fails_leaves_nothing(spark: Any, db: str, on_s3: Remote,
                                                s3a_bucket: str,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
@@ -167,6 +171,7 @@ def test_an_s3_write_that_fails_leaves_nothing(spark: Any, db: str, on_s3: Remot
 
 
 @pytest.mark.builtin
+@pytest.mark.thorough
 def test_s3_inserts_send_fewer_requests_than_the_builtin_catalog(
         spark: Any, db: str, on_s3: Remote) -> None:
     """The same dynamic insert of ten new partitions into a table of each catalog: hms writes
@@ -187,6 +192,7 @@ def test_s3_inserts_send_fewer_requests_than_the_builtin_catalog(
 
 @pytest.mark.parametrize(("faults", "finished"), [("kill@commit-record", False),
                                                   ("kill@register", True)])
+@pytest.mark.thorough
 def test_a_killed_insert_on_s3_is_ended_by_the_next_write(
         spark: Any, db: str, metastore_uri: str, on_s3: Remote, s3a_jars: list[str],
         s3a_bucket: str, faults: str, finished: bool) -> None:
@@ -217,6 +223,7 @@ def test_a_killed_insert_on_s3_is_ended_by_the_next_write(
                    for f in on_s3.files("t")), on_s3.files("t")
 
 
+@pytest.mark.thorough
 def test_executors_in_their_own_jvms_read_and_write_hdfs_and_s3(
         spark: Any, db: str, metastore_uri: str, on_hdfs: Remote, s3a_jars: list[str],
         moto_s3: Any, s3a_bucket: str, tmp_path: Path) -> None:

@@ -41,6 +41,7 @@ for generation in range(1, count + 1):
 
 @pytest.mark.spark
 @pytest.mark.parametrize("partitioned", [True, False], ids=["partition", "unpartitioned"])
+@pytest.mark.thorough
 def test_readers_never_see_a_partition_half_replaced(
         spark: Any, hms: Any, client: MetastoreClient, metastore_uri: str, unique_db: str,
         tmp_path: Path, partitioned: bool) -> None:
@@ -177,6 +178,7 @@ def test_tree_reads_of_a_table_see_whole_overwrites_on_local_disk(
 
 
 @pytest.mark.spark
+@pytest.mark.thorough
 def test_tree_reads_of_a_table_see_whole_overwrites_on_remote_storage(
         spark: Any, db: str, remote: Remote) -> None:
     """On S3 an overwrite put its partitions below ``<table>/hms-v<id>/k=v/``: read_partitioned

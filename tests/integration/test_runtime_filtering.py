@@ -76,6 +76,7 @@ def _builtin_fact_partitions(spark: Any, df: Any) -> int:
 
 
 @pytest.mark.parametrize("shape", list(SHAPES))
+@pytest.mark.cases(1)
 def test_star_joins_read_the_partitions_the_builtin_catalog_reads(
         spark: Any, star: str, shape: str) -> None:
     results = {}
@@ -151,6 +152,7 @@ def _reads_table_statistics(spark: Any, star: str) -> tuple[Any, Any]:
             spark.table(f"spark_catalog.{star}.fact"))
 
 
+@pytest.mark.thorough
 def test_a_pending_scan_reports_the_metastore_statistics(spark: Any, star: str) -> None:
     """Without files to measure, the estimate is the table's statistics as the built-in
     catalog reads them: unknown ("too large to broadcast") until ANALYZE TABLE writes them."""
@@ -174,6 +176,7 @@ def test_a_pending_scan_reports_the_metastore_statistics(spark: Any, star: str) 
         assert joins[0] == joins[1] != []
 
 
+@pytest.mark.thorough
 def test_a_path_read_prunes_at_run_time_while_listing(spark: Any, star: str,
                                                       tmp_path: Any) -> None:
     """The same join over a path read: the runtime values go into discovery, which lists only

@@ -200,6 +200,7 @@ def test_names_are_kept_as_stored(moto_s3: MotoServer, request: pytest.FixtureRe
         assert [child.name for child in storage.list(entry.path) or []] == ["f"]
 
 
+@pytest.mark.thorough
 def test_more_than_a_page_of_children_takes_one_request_per_page(
         moto_s3: MotoServer, paged_bucket: str) -> None:
     storage, path = open_storage(f"s3://{paged_bucket}/big", moto_s3.options)

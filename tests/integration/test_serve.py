@@ -75,6 +75,7 @@ def _query(port: int, *statements: str) -> list[tuple[Any, ...]]:
         connection.close()
 
 
+@pytest.mark.thorough
 def test_pyhive_queries_hms_tables_with_pruning(served: int, client: MetastoreClient,
                                                 unique_db: str, tmp_path: Path) -> None:
     t = f"hms.{unique_db}.events"

@@ -132,6 +132,7 @@ def test_postgres_db_settings(tmp_path: Path) -> None:
     assert backing.driver == "org.postgresql.Driver"
 
 
+@pytest.mark.thorough
 def test_client_reconnects_after_server_restart(metastore: server.ServerInfo,
                                                 moto_s3: Any) -> None:
     """Kill the session's metastore mid-session; the same client works once it is back (the
@@ -156,6 +157,7 @@ def test_client_reconnects_after_server_restart(metastore: server.ServerInfo,
         c.drop_database("restart_db")
 
 
+@pytest.mark.thorough
 def test_cli_starts_another_release(tmp_path: Path) -> None:
     """``--hive-version``: its jars come from the cache (fetched on first use), the schema from
     its own tool; the data directory then belongs to that release."""
@@ -183,6 +185,7 @@ def test_cli_starts_another_release(tmp_path: Path) -> None:
         "2.3.10: use another --data-dir for --hive-version 2.3")
 
 
+@pytest.mark.thorough
 def test_cli_with_s3_passes_its_settings_and_accepts_s3a_locations(
         tmp_path: Path, moto_s3: Any, s3a_jars: list[str]) -> None:
     """``--with-s3`` puts S3A on the server's class path and ``--conf`` its settings in the

@@ -120,6 +120,7 @@ def test_partition_procedures(spark: Any, db: str, client: MetastoreClient) -> N
     assert "no_such_procedure" in _first_line(unknown.value)
 
 
+@pytest.mark.thorough
 def test_attach_after_statements_warns_and_new_sessions_get_the_rules(
         metastore_uri: str, tmp_path: Path) -> None:
     """A session that analyzed statements before ``attach`` keeps its analyzer: ``attach``

@@ -330,6 +330,7 @@ def test_reads_follow_changes_to_partition_directories(spark: Any, db: str,
 
 
 @pytest.mark.builtin
+@pytest.mark.thorough
 def test_partition_columns_whose_names_need_back_quotes(spark: Any, db: str,
                                                         client: MetastoreClient) -> None:
     """Partition (and data) columns named ```a-b``` and ```Part Key```, in tables made by
@@ -384,6 +385,7 @@ def test_partition_columns_whose_names_need_back_quotes(spark: Any, db: str,
     assert "PARTITIONED BY (`a-b`, `part key`)" in created, created
 
 
+@pytest.mark.thorough
 def test_dataframe_writes_name_such_partition_columns_back_quoted(spark: Any, db: str) -> None:
     """Spark parses the partition column names of DataFrame writes into catalog plugins as SQL
     names (partitionedBy's once more): back-quoted they make the table partitioned by them;

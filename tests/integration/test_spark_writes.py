@@ -131,6 +131,7 @@ def test_strict_mode_and_clause_order(spark: Any, db: str) -> None:
 
 
 @pytest.mark.builtin
+@pytest.mark.thorough
 def test_creates_are_not_refused_in_strict_mode(spark: Any, db: str) -> None:
     """Strict mode stops an INSERT without static partition values from writing into every
     partition of an existing table; a CREATE ... AS SELECT (and the DataFrame creates) fills
@@ -162,6 +163,7 @@ def test_creates_are_not_refused_in_strict_mode(spark: Any, db: str) -> None:
 
 @pytest.mark.builtin
 @pytest.mark.parametrize("stored", ["PARQUET", "TEXTFILE"])
+@pytest.mark.cases(1)
 def test_a_ctas_partition_of_empty_strings_reads_as_null(spark: Any, db: str,
                                                         stored: str) -> None:
     """'' as a partition value is Hive's default partition, read as NULL. A query's column is
@@ -201,6 +203,7 @@ def _codecs(root: Path, stored: str) -> set[str]:
 
 
 @pytest.mark.builtin
+@pytest.mark.thorough
 def test_compression_is_chosen_as_the_builtin_chooses_it(spark: Any, db: str,
                                                         client: MetastoreClient) -> None:
     """parquet.compression and orc.compress as table properties win over the session's
@@ -236,6 +239,7 @@ def test_compression_is_chosen_as_the_builtin_chooses_it(spark: Any, db: str,
         assert _rows(spark, f"SELECT * FROM spark_catalog.{db}.hms_{n}") == expected, case
 
 
+@pytest.mark.thorough
 def test_an_unknown_codec_is_refused_before_writing(spark: Any, db: str,
                                                    client: MetastoreClient) -> None:
     """A codec name Spark does not know is refused naming the table, the property and the
@@ -359,6 +363,7 @@ def test_ctas_writeto_and_unpartitioned_tables(spark: Any, db: str) -> None:
     assert _rows(spark, f"SELECT * FROM hms.{db}.u") == []
 
 
+@pytest.mark.thorough
 def test_no_value_places_a_file_outside_the_table(spark: Any, db: str,
                                                   client: MetastoreClient) -> None:
     spark.sql(f"CREATE TABLE hms.{db}.t (a INT) PARTITIONED BY (p STRING) STORED AS PARQUET")
@@ -397,6 +402,7 @@ def test_other_engines_read_what_hms_writes(spark: Any, db: str,
     assert sorted(duck, key=repr) == expected
 
 
+@pytest.mark.thorough
 def test_per_task_limit_and_partition_columns_in_data_files(spark: Any, db: str,
                                                             client: MetastoreClient) -> None:
     spark.sql(f"CREATE TABLE hms.{db}.t {SCHEMA}")
@@ -456,6 +462,7 @@ def test_a_failing_task_or_storage_leaves_the_table_unchanged(
     assert _rows(spark, f"SELECT a, b FROM hms.{db}.t") == [(1, "old")]
 
 
+@pytest.mark.thorough
 def test_appends_go_to_a_partitions_stored_location(spark: Any, db: str,
                                                     client: MetastoreClient,
                                                     tmp_path: Path) -> None:
@@ -474,6 +481,7 @@ def test_appends_go_to_a_partitions_stored_location(spark: Any, db: str,
     assert client.get_partition(db, "t", ["7"]).parameters["numRows"] == "1"
 
 
+@pytest.mark.thorough
 def test_a_failed_statistics_update_is_undone(spark: Any, db: str, hms: Any,
                                               client: MetastoreClient,
                                               monkeypatch: pytest.MonkeyPatch) -> None:

@@ -45,6 +45,7 @@ def _partitioned_files(spark: Any, root: Path) -> None:
      "below the table location, not '{{a,b': invalid glob '{location}/{{a,b': unclosed '{{' at "
      "position {at}"),
 ], ids=["projection-switch-case", "data-file-columns-case", "unclosed-glob"])
+@pytest.mark.cases(1)
 def test_misspellings_are_refused_at_create_and_alter(
         spark: Any, db: str, client: MetastoreClient, tmp_path: Path, properties: str,
         first_line: str) -> None:
@@ -155,6 +156,7 @@ def _same_table_in_both_catalogs(spark: Any, db: str, columns: str, rows: str) -
     pytest.param("EXECUTE IMMEDIATE 'SHOW PARTITIONS {table} PARTITION (t=''x'')'",
                  marks=needs_spark((4, 1), "'' in SQL string literals")),
 ], ids=["null-spec", "execute-immediate", "execute-immediate-spec"])
+@pytest.mark.cases(1)
 def test_show_partitions_answered_by_spark_prints_the_default_partition_as_the_builtin_does(
         spark: Any, db: str, statement: str) -> None:
     """Statements that Spark itself answers from the catalog's partition identifiers (a NULL in

@@ -80,6 +80,7 @@ def _read(spark: Any, query: str) -> tuple[list[tuple[Any, ...]], str]:
 
 
 @pytest.mark.parametrize("where", FILTERS)
+@pytest.mark.cases(2)
 def test_timestamp_filters_prune_as_the_builtin_catalog_reads(
         spark: Any, by_timestamp: str, where: str) -> None:
     query = "SELECT v, CAST(ts AS STRING) FROM {c}.t WHERE " + where

@@ -131,6 +131,7 @@ def test_a_missing_keystore_is_a_clear_error(tmp_path: Path) -> None:
         server.start(data_dir=tmp_path, tls_keystore=str(tmp_path / "none.p12"))
 
 
+@pytest.mark.thorough
 def test_the_cli_starts_a_tls_metastore(certificates: Path, tmp_path: Path) -> None:
     port = server.free_port()
     started = subprocess.run(

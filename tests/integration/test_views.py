@@ -108,6 +108,7 @@ WITH_VIEWS = {
 }
 
 
+@pytest.mark.thorough
 def test_views_with_with_clauses(spark: Any, db: str, base: str,
                                  client: MetastoreClient) -> None:
     """Views whose text has WITH clauses (at the top, in a subquery, in a subquery expression,
