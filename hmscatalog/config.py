@@ -331,6 +331,28 @@ def check_spelling(properties: Mapping[str, str], where: str, prefix: str = PREF
             raise InvalidSetting(f"{where}: unknown property '{key}'{hint}")
 
 
+def check_options(options: Mapping[str, str], where: str, properties: bool) -> None:
+    """Refuse the keys of a path read's or write's ``options`` that nothing looks up. Known:
+    the storage options (``s3.endpoint``...) and, with ``properties``, table properties under
+    ``hmscatalog.`` (whose spelling and values :func:`check_properties` checks).
+
+    Raises:
+        InvalidSetting: naming ``where`` and the key, and the known key closest to it.
+    """
+    storage = [key[len(CATALOG_PREFIX):] for key in S3_KEYS]
+    known = storage + [key for key in _TABLE if properties and key.startswith(PREFIX)]
+    for key in options:
+        lowered = key.lower()
+        if key in storage or (properties and lowered.startswith(PREFIX)):
+            continue
+        close = ([k for k in known if k.endswith("." + lowered)]
+                 or difflib.get_close_matches(lowered, known, n=1))
+        hint = (f"did you mean '{close[0]}'?" if close else
+                f"known: {', '.join(storage)}"
+                + (f" and table properties {PREFIX}*" if properties else ""))
+        raise InvalidSetting(f"{where}: unknown option '{key}'; {hint}")
+
+
 def check_properties(properties: Mapping[str, str], where: str, location: str = "") -> None:
     """Refuse misspelt keys (:func:`check_spelling`) and values of the wrong kind.
 

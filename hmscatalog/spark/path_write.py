@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from hmscatalog.config import check_options
 from hmscatalog.errors import HmsCatalogError
 from hmscatalog.metastore.model import StorageFormat
 from hmscatalog.spark.attach import proxy_jvm, storage_options
@@ -101,7 +102,8 @@ def write_partitioned(df: Any, path: str, partition_by: Sequence[str],
         null_partition: ``default`` writes NULL (and ``''``) values to
             ``__HIVE_DEFAULT_PARTITION__`` as Hive and Spark do; ``error`` fails the write
             naming the column instead, and nothing is written.
-        options: S3 settings for listing (as for ``read_partitioned``).
+        options: S3 settings for listing (as for ``read_partitioned``); another key is
+            refused, naming the closest known one.
 
     Returns:
         the partitions written, files and rows, and the partition columns' Hive types.
@@ -156,6 +158,7 @@ def _plan(spark: Any, jvm: Jvm, df: Any, path: str, partition_by: Sequence[str],
     if len(names) == len(fields) and not in_data_file:
         raise ValueError(f"{where}: every column is a partition column, so the files would "
                          "hold none; set partition_columns_in_data_file=True")
+    check_options(options or {}, where, properties=False)
     location = path.rstrip("/") or path
     settings = {**storage_options(spark), **(options or {})}
     storage, root = open_storage(location, settings)

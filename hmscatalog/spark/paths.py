@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from hmscatalog.config import DISCOVERY_GLOB, DISCOVERY_PREFIX, check_properties
+from hmscatalog.config import DISCOVERY_GLOB, DISCOVERY_PREFIX, check_options, check_properties
 from hmscatalog.errors import InvalidPartitionSpec, StorageError
 from hmscatalog.metastore.model import StorageFormat
 from hmscatalog.partitions.inference import Inference
@@ -134,7 +134,8 @@ def read_partitioned(spark: Any, path: str, format: str = "parquet",
             :mod:`hmscatalog.partitions.inference`); otherwise STRING.
         options: S3 settings (``s3.endpoint``, ``s3.region``, ``s3.access-key-id``,
             ``s3.secret-access-key``) over those of the Spark conf (``spark.hmscatalog.s3.*``),
-            and discovery limits (``hmscatalog.discovery.max-partitions``...).
+            and discovery limits (``hmscatalog.discovery.max-partitions``...); another key is
+            refused, naming the closest known one.
         projection: partition projection settings, as the table properties of a projected
             table (``projection.<col>.type``...; ``projection.enabled`` is implied): the
             partitions are computed, not listed, and ``path`` is the table location.
@@ -150,6 +151,7 @@ def read_partitioned(spark: Any, path: str, format: str = "parquet",
     fmt = _FORMATS.get(format.lower())
     if fmt is None:
         raise ValueError(f"read_partitioned reads parquet or orc, not {format!r}")
+    check_options(options or {}, f"read_partitioned({path!r})", properties=True)
     settings = {**storage_options(spark), **(options or {})}
     check_properties(settings, f"read_partitioned({path!r})")
     if projection is not None:

@@ -222,6 +222,10 @@ def test_arguments_are_checked_by_name(spark: Any, tmp_path: Path) -> None:
         write_partitioned(df, path, ["k"], mode="overwrite")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="format 'csv'; it writes parquet or orc"):
         write_partitioned(df, path, ["k"], format="csv")
+    with pytest.raises(ValueError) as refused:
+        write_partitioned(df, path, ["k"], options={"s3.regin": "eu-west-1"})
+    assert str(refused.value) == (f"write_partitioned({path!r}): unknown option 's3.regin'; "
+                                  "did you mean 's3.region'?")
     assert not Path(path).exists()
     # Partition columns kept in the files too: every column may then be one.
     write_partitioned(df, path, ["v", "k"], partition_columns_in_data_file=True)

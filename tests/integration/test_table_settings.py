@@ -103,6 +103,11 @@ def test_read_options_are_checked_like_table_properties(spark: Any, tmp_path: Pa
         ({"hmscatalog.discovery.max-list-call": "9"},
          f"{where}: unknown property 'hmscatalog.discovery.max-list-call'; did you mean "
          "'hmscatalog.discovery.max-list-calls'?"),
+        ({"s3.regin": "eu-west-1"},
+         f"{where}: unknown option 's3.regin'; did you mean 's3.region'?"),
+        ({"max-partitions": "5"},
+         f"{where}: unknown option 'max-partitions'; did you mean "
+         "'hmscatalog.discovery.max-partitions'?"),
     ]:
         with pytest.raises(InvalidSetting) as refused:
             read_partitioned(spark, str(tmp_path), options=options)

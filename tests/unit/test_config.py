@@ -68,6 +68,31 @@ def test_unknown_keys_under_the_prefix_are_refused_with_a_suggestion() -> None:
         config.check_properties({"partition_columns_in_data_file": "yes"}, "Table db.t")
 
 
+@pytest.mark.parametrize(("options", "properties", "message"), [
+    ({"s3.regin": "x"}, True, "unknown option 's3.regin'; did you mean 's3.region'?"),
+    ({"max-partitions": "5"}, True,
+     "unknown option 'max-partitions'; did you mean 'hmscatalog.discovery.max-partitions'?"),
+    ({"S3.Endpoint": "x"}, False, "unknown option 'S3.Endpoint'; did you mean 's3.endpoint'?"),
+    ({"hmscatalog.discovery.max-partitions": "5"}, False,
+     "unknown option 'hmscatalog.discovery.max-partitions'; known: s3.endpoint, s3.region, "
+     "s3.access-key-id, s3.secret-access-key, s3.session-token"),
+    ({"compression": "zstd"}, True,
+     "unknown option 'compression'; known: s3.endpoint, s3.region, s3.access-key-id, "
+     "s3.secret-access-key, s3.session-token and table properties hmscatalog.*"),
+])
+def test_unknown_option_keys_of_path_reads_and_writes_are_refused(
+        options: dict[str, str], properties: bool, message: str) -> None:
+    with pytest.raises(InvalidSetting) as refused:
+        config.check_options(options, "read of /p", properties)
+    assert str(refused.value) == f"read of /p: {message}"
+
+
+def test_known_option_keys_pass() -> None:
+    config.check_options({"s3.region": "eu", "hmscatalog.discovery.max-partitions": "5",
+                          "hmscatalog.anything": "checked by check_properties"}, "p", True)
+    config.check_options({"s3.endpoint": "http://x"}, "p", False)
+
+
 def test_projection_keys_are_checked_even_when_projection_is_off() -> None:
     columns = [("dt", parse_hive_type("string"))]
     with pytest.raises(InvalidProjection, match=r"Unknown partition projection property "
