@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from hmscatalog.errors import UnsupportedFormat
+from hmscatalog.errors import InvalidPartitionValue, UnsupportedFormat
 from hmscatalog.partitions.codec import make_part_name
 from hmscatalog.partitions.spec import PartitionColumn, PartitionSpec
 from hmscatalog.partitions.types import parse_hive_type
@@ -177,10 +177,20 @@ class Table:
 
     @property
     def partition_spec(self) -> PartitionSpec:
-        return PartitionSpec(
-            tuple(PartitionColumn(c.name.lower(), parse_hive_type(c.type))
-                  for c in self.partition_keys)
-        )
+        """The partition columns with their types.
+
+        Raises:
+            InvalidPartitionValue: a partition column's type is not a Hive type (naming the
+                table and the column).
+        """
+        columns = []
+        for c in self.partition_keys:
+            try:
+                columns.append(PartitionColumn(c.name.lower(), parse_hive_type(c.type)))
+            except InvalidPartitionValue as exc:
+                raise InvalidPartitionValue(f"partition column {c.name} of table "
+                                            f"{self.qualified_name}: {exc}") from exc
+        return PartitionSpec(tuple(columns))
 
     def with_parameters(self, parameters: Mapping[str, str]) -> Table:
         return replace(self, parameters=dict(parameters))

@@ -258,13 +258,16 @@ def start(
 
     Raises:
         ServerError: no Java, no pyspark, an unknown release, a non-loopback ``host`` without
-            ``insecure``, port taken, data dir in use or
-            holding another release's database, or the server died or did not answer in time
+            ``insecure``, port taken, a data dir that is a file, cannot be made, is in use or
+            holds another release's database, or the server died or did not answer in time
             (the message ends with the tail of its log).
         JarsUnavailable: the release's jars are not cached and cannot be fetched.
     """
     hive = release(hive_version)
     data_dir = Path(data_dir or default_data_dir()).resolve()
+    if data_dir.exists() and not data_dir.is_dir():
+        raise ServerError(f"data dir {data_dir} is a file, not a directory: give --data-dir a "
+                          "directory (it is made if missing)")
     kerberos = _kerberos(kerberos_keytab, kerberos_principal)
     if tls_keystore and not Path(tls_keystore).is_file():
         raise ServerError(f"TLS keystore {tls_keystore} does not exist")
@@ -299,7 +302,10 @@ def start(
             f"data dir {data_dir} is locked: another process has its Derby database "
             f"{data_dir / 'metastore_db'} open"
         )
-    data_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        data_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ServerError(f"data dir {data_dir} cannot be made: {exc.strerror}") from exc
     tls_settings = setup.tls_settings(str(Path(tls_keystore).resolve()),
                                       tls_keystore_password) if tls_keystore else {}
     conf = setup.write_conf(hive, data_dir, backing, {**(hadoop_conf or {}), **tls_settings},

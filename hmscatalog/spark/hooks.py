@@ -30,7 +30,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from hmscatalog.errors import HmsCatalogError, InvalidPartitionValue, NoSuchObject
+from hmscatalog.errors import (
+    DynamicPartitionError,
+    HmsCatalogError,
+    InvalidPartitionValue,
+    NoSuchObject,
+)
 from hmscatalog.metastore.model import VIRTUAL_VIEW, Table
 from hmscatalog.partitions.codec import DEFAULT_PARTITION_NAME, parse_part_name
 from hmscatalog.partitions.types import format_value, parse_value
@@ -94,8 +99,10 @@ class SessionHooks(JavaProxy):
         try:
             check_partition_clause(table.qualified_name, table.partition_spec.names, clause,
                                    settings)
-        except HmsCatalogError as exc:  # Hive's own words, as the first line
+        except DynamicPartitionError as exc:  # Hive's own words, as the first line
             self._jvm.throw(self._jvm.bare_error(str(exc), None))
+        except HmsCatalogError as exc:
+            self._jvm.throw(self._jvm.readable_error(exc, "the PARTITION clause check"))
 
     def expandView(self, session: Any, catalog: str, database: str, name: str) -> Any:
         attached = self._attached.get(catalog)

@@ -74,11 +74,13 @@ def _readable_errors(method: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def error_kind(exc: BaseException) -> str:
-    """``HMS_METASTORE_UNAVAILABLE`` for :class:`MetastoreUnavailable`, and so on;
-    ``HMS_INTERNAL_ERROR`` for an exception that is not hmscatalog's own (a bug)."""
+    """``HMS_METASTORE_UNAVAILABLE`` for :class:`MetastoreUnavailable`, and so on
+    (``HMS_CATALOG_ERROR`` for :class:`HmsCatalogError` itself); ``HMS_INTERNAL_ERROR`` for an
+    exception that is not hmscatalog's own (a bug)."""
     if not isinstance(exc, HmsCatalogError):
         return "HMS_INTERNAL_ERROR"
-    return "HMS_" + re.sub(r"(?<!^)(?=[A-Z])", "_", type(exc).__name__).upper()
+    name = type(exc).__name__.removeprefix("Hms")
+    return "HMS_" + re.sub(r"(?<!^)(?=[A-Z])", "_", name).upper()
 
 
 class Jvm:

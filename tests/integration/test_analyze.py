@@ -119,7 +119,9 @@ def test_refusals_name_the_table_and_store_nothing(spark: Any, sales: str,
     before = (_table_stats(client, sales), _partition_stats(client, sales))
     with pytest.raises(Exception) as raised:
         spark.sql(statement.format(db=sales)).collect()
-    assert message.format(db=sales) in first_line(raised.value)
+    line = first_line(raised.value)
+    assert message.format(db=sales) in line
+    assert line.startswith("[") and not line.startswith("[HMS_HMS_"), line  # one tag, once
     assert (_table_stats(client, sales), _partition_stats(client, sales)) == before
 
 

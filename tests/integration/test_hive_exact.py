@@ -257,8 +257,11 @@ def test_errors_have_one_readable_first_line(spark: Any, db: str, client: Metast
     with pytest.raises(Exception) as nul:
         spark.sql(f"INSERT INTO hms.{db}.t PARTITION (p='x\\0y') VALUES (1)")
     assert _first_line(nul.value) == (
-        f"partition value 'x\\x00y' of column p of table {db}.t contains U+0000 (NUL), which a "
-        "partition directory name cannot hold")
+        f"[HMS_INVALID_PARTITION_VALUE] partition value 'x\\x00y' of column p of table {db}.t "
+        "contains U+0000 (NUL), which a partition directory name cannot hold")
+    with pytest.raises(Exception) as nul_added:
+        spark.sql(f"ALTER TABLE hms.{db}.t ADD PARTITION (p='x\\0y')")
+    assert _first_line(nul_added.value) == _first_line(nul.value)
     with pytest.raises(Exception) as long_value:
         spark.sql(f"INSERT OVERWRITE hms.{db}.t PARTITION (p='{'v' * 300}') VALUES (1)")
     assert _first_line(long_value.value).endswith(

@@ -111,6 +111,12 @@ def test_cli_errors_are_one_line(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert result.stderr.strip().count("\n") == 0
     assert "hmscatalog: error: --db 'mysql://x'" in result.stderr
+    a_file = tmp_path / "a-file"
+    a_file.write_text("")
+    result = _cli("metastore", "start", "--data-dir", str(a_file))
+    assert (result.returncode, result.stderr) == (1, (
+        f"hmscatalog: error: data dir {a_file} is a file, not a directory: give --data-dir a "
+        "directory (it is made if missing)\n"))
 
 
 @pytest.mark.parametrize(

@@ -78,3 +78,13 @@ def test_spark_internals_are_named_only_in_the_internals_package() -> None:
             if isinstance(node, ast.Attribute) and node.attr == "scala_object":
                 found.append(f"{path.relative_to(ROOT)}:{node.lineno}: .{node.attr}")
     assert found == []
+
+
+def test_error_kinds_name_the_error_once() -> None:
+    from hmscatalog.errors import InvalidSetting, MetastoreUnavailable
+    from hmscatalog.spark.jvm import error_kind
+
+    assert [error_kind(e) for e in (HmsCatalogError("x"), InvalidSetting("x"),
+                                    MetastoreUnavailable("x"), KeyError("x"))] == [
+        "HMS_CATALOG_ERROR", "HMS_INVALID_SETTING", "HMS_METASTORE_UNAVAILABLE",
+        "HMS_INTERNAL_ERROR"]

@@ -129,3 +129,13 @@ def test_empty_string_is_the_default_partition() -> None:
     spec = PartitionSpec.of(("s", "string"))
     assert spec.to_strings([""]) == ["__HIVE_DEFAULT_PARTITION__"]
     assert spec.from_strings(["__HIVE_DEFAULT_PARTITION__"]) == (None,)
+
+
+def test_a_partition_column_of_an_unknown_type_names_the_table_and_column() -> None:
+    from hmscatalog.metastore.model import Column, Table
+
+    table = Table("sales", "orders", [Column("v", "int")], [Column("dt", "datetime")])
+    with pytest.raises(InvalidPartitionValue) as refused:
+        table.partition_spec  # noqa: B018
+    assert str(refused.value) == ("partition column dt of table sales.orders: unknown Hive type "
+                                  "'datetime'")

@@ -51,8 +51,10 @@ public final class Registry {
   static TableCatalog catalogFor(String name, SparkSession session) {
     CatalogFactory factory = FACTORIES.get(name);
     if (factory == null) {
-      throw new IllegalStateException("catalog " + name + " is served by hmscatalog's Python "
-          + "code: call hmscatalog.spark.attach(spark, name=\"" + name + "\") in the driver first");
+      // IllegalArgumentException: PySpark raises it as its own, its message the first line.
+      throw new IllegalArgumentException("[HMS_NOT_ATTACHED] catalog " + name + " is served by "
+          + "hmscatalog's Python code, which this Spark driver has not started: call "
+          + "hmscatalog.spark.attach(spark, name=\"" + name + "\") first");
     }
     return factory.create(name, session);
   }
