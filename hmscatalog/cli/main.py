@@ -86,10 +86,21 @@ def _demo(args: argparse.Namespace) -> int:
     return run_demo(data_dir=args.data_dir, port=args.port, uri=args.uri)
 
 
+def _version() -> str:
+    """The installed distribution's version (``unknown`` when run from an uninstalled tree)."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("hmscatalog")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="hmscatalog", description="A Hive Metastore as the catalog of PySpark pipelines."
     )
+    parser.add_argument("--version", action="version", version=f"hmscatalog {_version()}")
     commands = parser.add_subparsers(dest="command", required=True)
 
     def data_dir_arg(p: argparse.ArgumentParser) -> None:

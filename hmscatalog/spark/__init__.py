@@ -1,6 +1,13 @@
 """Spark integration: the ``hms`` catalog, path reads and path writes. The only package that
 imports pyspark and py4j."""
 
+try:
+    import py4j  # noqa: F401
+    import pyspark  # noqa: F401
+except ImportError as missing:
+    raise ImportError(f"hmscatalog.spark needs pyspark 4.0 to 4.3 ({missing}): "
+                      "pip install 'hmscatalog[spark]'") from missing
+
 from hmscatalog.spark.attach import attach
 from hmscatalog.spark.path_write import PathWriteResult, write_partitioned
 from hmscatalog.spark.paths import read_partitioned
