@@ -25,13 +25,20 @@ def _say(text: str = "") -> None:
     print(text, flush=True)
 
 
-def run_demo(data_dir: Path | None = None, port: int = server.DEFAULT_PORT,
+def run_demo(data_dir: Path | None = None, port: int | None = None,
              uri: str | None = None) -> int:
-    """Start (or reuse) the embedded metastore and walk through tables and partitions."""
+    """Start (or reuse) the embedded metastore and walk through tables and partitions. Without
+    ``port``, on 9083, or on a free port when another program listens on 9083."""
     if uri is None:
         began = time.monotonic()
         running = server.status(data_dir)
-        info = running or server.start(port=port, data_dir=data_dir)
+        if running is None and port is None:
+            port = server.DEFAULT_PORT
+            if not server.port_free(server.DEFAULT_HOST, port):
+                port = server.free_port()
+                _say(f"metastore  port {server.DEFAULT_PORT} is in use by another program: "
+                     f"starting on port {port}")
+        info = running or server.start(port=port or server.DEFAULT_PORT, data_dir=data_dir)
         word = "reusing" if running else f"started in {time.monotonic() - began:.1f}s:"
         _say(f"metastore  {word} {info.uri}  (data dir {info.data_dir})")
         uri = info.uri

@@ -153,7 +153,9 @@ def build_parser() -> argparse.ArgumentParser:
     demo = commands.add_parser("demo", help="a tour: metastore, database, partitioned table")
     demo.add_argument("--uri", default=None,
                       help="use this metastore instead of the embedded one")
-    demo.add_argument("--port", type=int, default=server.DEFAULT_PORT)
+    demo.add_argument("--port", type=int, default=None,
+                      help=f"the metastore's port (default {server.DEFAULT_PORT}, or a free one "
+                           "when another program listens there)")
     data_dir_arg(demo)
     demo.set_defaults(func=_demo)
 

@@ -141,7 +141,8 @@ def _wait_closed(host: str, port: int, timeout_s: float = 10.0) -> None:
         time.sleep(0.1)
 
 
-def _port_free(host: str, port: int) -> bool:
+def port_free(host: str, port: int) -> bool:
+    """Whether a server could listen on ``host:port`` now (nothing listens or answers there)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         # As Java's server sockets do: connections lingering in TIME_WAIT do not block a bind.
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -292,7 +293,7 @@ def start(
     setup.check_data_dir(hive, data_dir)
     if not (1 <= port <= 65535):
         raise ServerError(f"port {port} is out of range 1..65535")
-    if not _port_free(host, port):
+    if not port_free(host, port):
         raise ServerError(
             f"port {port} is already in use on {host}: choose another with --port, "
             "or stop what is listening there"

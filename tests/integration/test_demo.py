@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -15,13 +16,25 @@ pytestmark = [pytest.mark.integration, pytest.mark.spark]  # the demo runs a Spa
 
 @pytest.mark.thorough
 def test_demo_runs_twice_and_reuses_its_metastore(tmp_path: Path) -> None:
-    port = str(server.free_port())
-    command = [sys.executable, "-m", "hmscatalog.cli.main", "demo", "--port", port,
-               "--data-dir", str(tmp_path)]
+    """With 9083 taken by another program (here, this test), the demo starts its metastore on
+    a free port and says so; run again, it reuses that metastore."""
+    command = [sys.executable, "-m", "hmscatalog.cli.main", "demo", "--data-dir", str(tmp_path)]
+    held = socket.socket()
+    held.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
+        try:
+            held.bind((server.DEFAULT_HOST, server.DEFAULT_PORT))
+            held.listen()
+        except OSError:
+            pass  # another program has it already, which is the case under test
         first = subprocess.run(command, capture_output=True, text=True, timeout=300)
         assert first.returncode == 0, first.stderr
-        assert "started in" in first.stdout
+        moved, started = first.stdout.splitlines()[:2]
+        port = moved.rsplit(" ", 1)[-1]
+        assert moved == (f"metastore  port {server.DEFAULT_PORT} is in use by another program: "
+                         f"starting on port {port}")
+        assert started.startswith("metastore  started in")
+        assert started.split()[4] == f"thrift://127.0.0.1:{port}"
         assert "registered 125 partitions" in first.stdout
         assert 'metastore filter  dt = "2024-01-05"' in first.stdout
         assert "4/125 selected (4 fetched)" in first.stdout
@@ -37,5 +50,6 @@ def test_demo_runs_twice_and_reuses_its_metastore(tmp_path: Path) -> None:
         assert f"reusing thrift://127.0.0.1:{port}" in second.stdout
         assert "registered 125 partitions" in second.stdout
     finally:
+        held.close()
         if server.status(tmp_path) is not None:
             server.stop(tmp_path)
