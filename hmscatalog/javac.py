@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import zipfile
 from collections.abc import Mapping, Sequence
@@ -40,6 +41,9 @@ def build_jar(sources: Mapping[str, str], target: Path, purpose: str,
         error: no JDK, or the sources do not compile against ``classpath``.
     """
     target.parent.mkdir(parents=True, exist_ok=True)
+    # Once per version, and javac takes a while: say so rather than stall in silence.
+    print(f"hmscatalog: building {purpose} with javac into {target} (once)", file=sys.stderr,
+          flush=True)
     with tempfile.TemporaryDirectory(prefix="hmscatalog-java-") as work:
         src, out = Path(work) / "src", Path(work) / "classes"
         src.mkdir()
