@@ -23,6 +23,6 @@ def test_a_build_says_what_it_builds_and_makes_the_jar(
 
 def test_a_source_that_does_not_compile_leaves_no_jar(tmp_path: Path) -> None:
     target = tmp_path / "broken.jar"
-    with pytest.raises(HmsCatalogError, match="javac could not build a broken jar: .*Broken"):
+    with pytest.raises(HmsCatalogError, match=r"javac could not build a broken jar: .*Broken"):
         build_jar({"Broken.java": "public class Broken { int }\n"}, target, "a broken jar")
     assert list(tmp_path.iterdir()) == []
