@@ -13,7 +13,10 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
+import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from xml.sax.saxutils import escape
@@ -106,19 +109,69 @@ def _mvn() -> str:
     return found
 
 
+# Maven's batch-mode line for each file it has downloaded, with its size.
+_DOWNLOADED = re.compile(r"Downloaded from [^:]+: \S+ \((\d+(?:\.\d+)?) (B|kB|MB|GB)")
+_UNITS = {"B": 1, "kB": 1e3, "MB": 1e6, "GB": 1e9}
+
+
+class _Progress:
+    """What a fetch has downloaded so far, from Maven's transfer lines: on a terminal one line
+    rewritten as files arrive, otherwise one line at the end (nothing when nothing was
+    downloaded)."""
+
+    def __init__(self, what: str) -> None:
+        self.what, self.files, self.size = what, 0, 0.0
+        self.began = time.monotonic()
+        self.live = sys.stderr.isatty()
+
+    def see(self, line: str) -> None:
+        found = _DOWNLOADED.search(line)
+        if found is None:
+            return
+        self.files += 1
+        self.size += float(found.group(1)) * _UNITS[found.group(2)]
+        if self.live:
+            print(f"\r{self._text()}", end="", file=sys.stderr, flush=True)
+
+    def done(self) -> None:
+        if self.files:
+            print(("\r" if self.live else "") + self._text(), file=sys.stderr, flush=True)
+
+    def _text(self) -> str:
+        return (f"hmscatalog: fetched {self.files} files ({self.size / 1e6:.1f} MB) of "
+                f"{self.what} from Maven Central in {time.monotonic() - self.began:.0f}s")
+
+
 def _run_mvn(jars: JarSet, work: Path, goal: str, *props: str) -> None:
     repo = cache() / "maven-repository"
-    command = [_mvn(), "-B", "-q", "-Dstyle.color=never", "-f", str(work / "pom.xml"),
+    # Not -q: the transfer lines of batch mode (-B) are the progress shown.
+    command = [_mvn(), "-B", "-Dstyle.color=never", "-f", str(work / "pom.xml"),
                f"-Dmaven.repo.local={repo}", f"{DEPENDENCY_PLUGIN}:{goal}", *props]
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True, stdin=subprocess.DEVNULL)
+    timed_out = threading.Event()
+
+    def give_up() -> None:
+        timed_out.set()
+        proc.kill()
+
+    timer = threading.Timer(MVN_TIMEOUT_S, give_up)
+    timer.start()
+    progress, output = _Progress(jars.what), []
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=MVN_TIMEOUT_S,
-                              stdin=subprocess.DEVNULL)
-    except subprocess.TimeoutExpired:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            output.append(line)
+            progress.see(line)
+        proc.wait()
+    finally:
+        timer.cancel()
+        progress.done()
+    if timed_out.is_set():
         raise JarsUnavailable(
-            f"cannot fetch {jars.what} from Maven Central: mvn took over {MVN_TIMEOUT_S:.0f}s"
-        ) from None
-    if done.returncode != 0:
-        text = re.sub(r"\x1b\[[0-9;]*m", "", done.stdout + done.stderr)
+            f"cannot fetch {jars.what} from Maven Central: mvn took over {MVN_TIMEOUT_S:.0f}s")
+    if proc.returncode != 0:
+        text = re.sub(r"\x1b\[[0-9;]*m", "", "".join(output))
         lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
         errors = [ln.removeprefix("[ERROR]").removesuffix("-> [Help 1]").strip()
                   for ln in lines if ln.startswith("[ERROR]")]
