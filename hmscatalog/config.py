@@ -22,6 +22,7 @@ hmscatalog.discovery.max-partitions        table    count, at least 1          5
 hmscatalog.discovery.max-list-calls        table    count, at least 1          10000
 hmscatalog.discovery.glob                  table    glob below the location    (none)
 hmscatalog.projection.max-partitions       table    count, at least 1          1000000
+hmscatalog.projection.warn-partitions      table    count                      100000
 hmscatalog.write.keep-replaced-seconds     table    count                      300
 projection.enabled                         table    boolean                    false
 partition_columns_in_data_file             table    boolean                    false
@@ -87,6 +88,7 @@ DISCOVERY_MAX_PARTITIONS = "hmscatalog.discovery.max-partitions"
 DISCOVERY_MAX_LIST_CALLS = "hmscatalog.discovery.max-list-calls"
 DISCOVERY_GLOB = "hmscatalog.discovery.glob"
 PROJECTION_MAX_PARTITIONS = "hmscatalog.projection.max-partitions"
+PROJECTION_WARN_PARTITIONS = "hmscatalog.projection.warn-partitions"
 WRITE_KEEP_REPLACED_SECONDS = "hmscatalog.write.keep-replaced-seconds"
 # Read the files in subdirectories of partition directories too (Hive on Tez writes UNION ALL
 # output to HIVE_UNION_SUBDIR_<n>/), as Trino's hive.recursive-directories.
@@ -161,6 +163,7 @@ SETTINGS: dict[str, Setting] = {s.key: s for s in (
     Setting(DISCOVERY_MAX_LIST_CALLS, "table", "count", 10_000, minimum=1),
     Setting(DISCOVERY_GLOB, "table", "glob", None),
     Setting(PROJECTION_MAX_PARTITIONS, "table", "count", 1_000_000, minimum=1),
+    Setting(PROJECTION_WARN_PARTITIONS, "table", "count", 100_000),
     Setting(WRITE_KEEP_REPLACED_SECONDS, "table", "count", 300),
     Setting(READ_RECURSIVE_DIRECTORIES, "table", "boolean", False),
     Setting(PROJECTION_ENABLED, "table", "boolean", False, checked_here=False),

@@ -51,6 +51,7 @@ from collections.abc import Callable, Mapping, Sequence
 from hmscatalog.config import (
     PROJECTION_ENABLED,
     PROJECTION_MAX_PARTITIONS,
+    PROJECTION_WARN_PARTITIONS,
     parse_boolean,
     parse_count,
 )
@@ -64,12 +65,17 @@ from hmscatalog.projection.columns import (
 )
 from hmscatalog.projection.dates import NOW_PATTERN, DateFormat, DateFormatError, Unit, resolve_now
 from hmscatalog.projection.errors import InvalidProjection
-from hmscatalog.projection.values import DEFAULT_MAX_PARTITIONS, Projection
+from hmscatalog.projection.values import (
+    DEFAULT_MAX_PARTITIONS,
+    DEFAULT_WARN_PARTITIONS,
+    Projection,
+)
 from hmscatalog.storage.locations import resolve_location
 
 ENABLED = PROJECTION_ENABLED
 TEMPLATE = "storage.location.template"
 MAX_PARTITIONS = PROJECTION_MAX_PARTITIONS
+WARN_PARTITIONS = PROJECTION_WARN_PARTITIONS
 TYPES = ("enum", "integer", "date", "injected")
 _SETTINGS = {
     "enum": {"type", "values"},
@@ -204,7 +210,17 @@ def parse_projection(
                 f"{prefix}Property '{MAX_PARTITIONS}' needs to be a positive integer, "
                 f"got {limit!r}")
         max_partitions = parsed
-    return Projection(table, table_location, columns, template, max_partitions)
+    warn_at = properties.get(WARN_PARTITIONS)
+    warn_partitions = DEFAULT_WARN_PARTITIONS
+    if warn_at is not None:
+        parsed = parse_count(warn_at)
+        if parsed is None:
+            raise InvalidProjection(
+                f"{prefix}Property '{WARN_PARTITIONS}' needs to be a whole number, "
+                f"got {warn_at!r}")
+        warn_partitions = parsed
+    return Projection(table, table_location, columns, template, max_partitions,
+                      warn_partitions)
 
 
 def _flag(text: str, table: str | None) -> bool:

@@ -27,6 +27,7 @@ generated, as Athena's does.
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -59,8 +60,10 @@ from hmscatalog.projection.errors import UnsupportedProjectionFilter
 Span = tuple[int, int]  # half-open range of indices; None means "not restricted"
 _EMPTY: Span = (0, 0)
 _PLACEHOLDER = re.compile(r"\$\{([^}]*)\}")
-# The table's default limit.
+# The table's default limit, and the count above which a scan logs a warning.
 DEFAULT_MAX_PARTITIONS = config.default(config.PROJECTION_MAX_PARTITIONS, int)
+DEFAULT_WARN_PARTITIONS = config.default(config.PROJECTION_WARN_PARTITIONS, int)
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -72,6 +75,7 @@ class Projection:
     columns: tuple[ColumnProjection, ...]
     template: str | None = None
     max_partitions: int = DEFAULT_MAX_PARTITIONS
+    warn_partitions: int = DEFAULT_WARN_PARTITIONS
 
     @property
     def spec(self) -> PartitionSpec:
@@ -180,13 +184,19 @@ class ProjectedScan:
         self._count = 1
         for column in self._columns:
             self._count *= column.size
+        table = projection.table or projection.table_location
+        columns = [c.name for c in projection.columns]
         if self._count > max_partitions:
-            table = projection.table or projection.table_location
             raise TooManyPartitions(
                 f"Query over table '{table}' can potentially read {self._count:,} projected "
                 f"partitions, more than the limit of {max_partitions:,}; add conditions on the "
-                f"partition columns {[c.name for c in projection.columns]} or raise the table "
+                f"partition columns {columns} or raise the table "
                 f"property 'hmscatalog.projection.max-partitions'")
+        if self._count > projection.warn_partitions:
+            log.warning("query over table '%s' considers %s projected partitions (warning above "
+                        "%s, %s); conditions on the partition columns %s would bound it",
+                        table, f"{self._count:,}", f"{projection.warn_partitions:,}",
+                        config.PROJECTION_WARN_PARTITIONS, columns)
 
     def count(self) -> int:
         """How many partitions the scan considers at most (the product of the per-column

@@ -191,8 +191,10 @@ def discover(storage: Storage, root: str, spec: PartitionSpec, predicate: Predic
     found = sorted(walk.leaves(level, with_files) if spec.columns else [],
                    key=lambda p: p.path)
     if len(found) > limits.warn_partitions:
-        log.warning("discovery of %s selected %d partitions (warning above %d)",
-                    where, len(found), limits.warn_partitions)
+        log.warning("discovery of %s selected %s partitions (warning above %s, %s); conditions "
+                    "on the partition columns %s would bound it", where, f"{len(found):,}",
+                    f"{limits.warn_partitions:,}", config.DISCOVERY_WARN_PARTITIONS,
+                    list(spec.names))
     return Discovery(found, listed, storage.list_calls - walk.start)
 
 

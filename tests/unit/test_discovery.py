@@ -132,7 +132,10 @@ def test_limits(table: Path, caplog: pytest.LogCaptureFixture) -> None:
     with pytest.raises(TooManyPartitions, match=r"more than 5 list calls"):
         _found(table, AlwaysTrue(), max_list_calls=5)
     _found(table, AlwaysTrue(), warn_partitions=10)
-    assert "selected 45 partitions (warning above 10)" in caplog.text
+    (warned,) = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert warned.endswith(" selected 45 partitions (warning above 10, "
+                           "hmscatalog.discovery.warn-partitions); conditions on the partition "
+                           f"columns {list(SPEC.names)} would bound it"), warned
     assert DiscoveryLimits.from_properties(
         {"hmscatalog.discovery.max-partitions": "7"}).max_partitions == 7
     with pytest.raises(InvalidSetting, match=r"'hmscatalog\.discovery\.max-list-calls' must be "

@@ -234,6 +234,22 @@ def test_cap_from_table_property() -> None:
     assert projection.scan(Compare("n", "<", 5)).count() == 5
 
 
+def test_a_scan_over_more_than_the_warning_count_says_what_would_bound_it(
+        caplog: pytest.LogCaptureFixture) -> None:
+    projection = parse({**N, "hmscatalog.projection.warn-partitions": "5"}, ("n", "int"))
+    assert projection is not None and projection.warn_partitions == 5
+    projection.scan(Compare("n", "<", 5))
+    assert caplog.records == []
+    projection.scan()
+    assert [r.getMessage() for r in caplog.records] == [
+        "query over table 'db.t' considers 11 projected partitions (warning above 5, "
+        "hmscatalog.projection.warn-partitions); conditions on the partition columns ['n'] "
+        "would bound it"]
+    with pytest.raises(InvalidProjection, match="'hmscatalog.projection.warn-partitions' needs "
+                                                "to be a whole number, got 'many'"):
+        parse({**N, "hmscatalog.projection.warn-partitions": "many"}, ("n", "int"))
+
+
 def test_huge_integer_ranges_are_counted_not_generated() -> None:
     projection = parse({"projection.n.type": "integer",
                         "projection.n.range": f"{-(2**63)},{2**63 - 1}"}, ("n", "bigint"))
