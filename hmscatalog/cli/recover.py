@@ -31,7 +31,8 @@ def add_parser(commands: Any) -> None:
                     "write) or the bucket's lifecycle rule removes them.")
     by_path.add_argument("path", help="the directory written")
     by_path.add_argument("--s3-endpoint", metavar="URL", help="S3 endpoint (MinIO, moto...)")
-    by_path.add_argument("--s3-region", metavar="REGION")
+    by_path.add_argument("--s3-region", metavar="REGION",
+                        help="S3 region (default: the AWS SDK's, from AWS_REGION or ~/.aws)")
     by_path.set_defaults(func=run_path)
 
 

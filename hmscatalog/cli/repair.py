@@ -34,7 +34,8 @@ def add_parser(commands: Any) -> None:
     parser.add_argument("--dry-run", action="store_true",
                         help="change nothing; print the partitions that would change")
     parser.add_argument("--s3-endpoint", metavar="URL", help="S3 endpoint (MinIO, moto...)")
-    parser.add_argument("--s3-region", metavar="REGION")
+    parser.add_argument("--s3-region", metavar="REGION",
+                        help="S3 region (default: the AWS SDK's, from AWS_REGION or ~/.aws)")
     parser.add_argument("--batch-size", type=int, default=500, metavar="N",
                         help="partitions per metastore request (default 500)")
     parser.set_defaults(func=run)

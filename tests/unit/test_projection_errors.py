@@ -245,8 +245,8 @@ def test_a_scan_over_more_than_the_warning_count_says_what_would_bound_it(
         "query over table 'db.t' considers 11 projected partitions (warning above 5, "
         "hmscatalog.projection.warn-partitions); conditions on the partition columns ['n'] "
         "would bound it"]
-    with pytest.raises(InvalidProjection, match="'hmscatalog.projection.warn-partitions' needs "
-                                                "to be a whole number, got 'many'"):
+    with pytest.raises(InvalidProjection, match=re.escape(
+            "'hmscatalog.projection.warn-partitions' needs to be a whole number, got 'many'")):
         parse({**N, "hmscatalog.projection.warn-partitions": "many"}, ("n", "int"))
 
 
