@@ -68,7 +68,8 @@ def _select_tier(config: pytest.Config, items: list[pytest.Item]) -> None:
     keep = [item for item in items
             if (item.nodeid in thorough) == (tier == "thorough")
             or any(item.nodeid.endswith(arg) for arg in named)]
-    dropped = [item for item in items if item not in keep]
+    kept = {id(item) for item in keep}
+    dropped = [item for item in items if id(item) not in kept]
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = keep
