@@ -11,7 +11,7 @@ from hmscatalog.metastore import convert
 from hmscatalog.metastore._thrift.hive_metastore import ttypes as t
 from hmscatalog.metastore.calls import DEFAULT_CATALOG, MetastoreCalls
 from hmscatalog.metastore.model import Partition, Table
-from hmscatalog.partitions.codec import make_part_name
+from hmscatalog.partitions.codec import check_static_value, make_part_name
 from hmscatalog.storage.filesystems import created_directories
 from hmscatalog.storage.locations import local_path
 
@@ -33,10 +33,15 @@ class PartitionCalls(MetastoreCalls):
 
         The location defaults to ``<table location>/<k1=v1/k2=v2>`` with Hive's escaping, and the
         storage format is the table's.
+
+        Raises:
+            InvalidPartitionValue: a value no directory can be named after (U+0000, too long).
         """
         spec = table.partition_spec
         typed = spec.values_from_mapping(values) if isinstance(values, Mapping) else values
         strings = spec.to_strings(typed)
+        for column, value in zip(spec.names, strings, strict=True):
+            check_static_value(table.qualified_name, column, value)
         if location is None and table.location:
             location = table.location.rstrip("/") + "/" + make_part_name(spec.names, strings)
         return table.partition_at(strings, location, parameters)

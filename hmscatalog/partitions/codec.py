@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from hmscatalog.errors import InvalidPartitionSpec
+from hmscatalog.errors import InvalidPartitionSpec, InvalidPartitionValue
 
 DEFAULT_PARTITION_NAME = "__HIVE_DEFAULT_PARTITION__"
 
@@ -85,3 +85,28 @@ def parse_part_name(name: str) -> list[tuple[str, str]]:
             )
         pairs.append((unescape_path_name(key), unescape_path_name(value)))
     return pairs
+
+
+# The longest file or directory name local file systems and HDFS accept, in bytes.
+MAX_NAME_BYTES = 255
+
+
+def check_static_value(table: str, column: str, value: str) -> None:
+    """Refuse a partition value (of a PARTITION clause, a partition added) that no partition
+    directory can be named after, before anything is written (Spark would fail in a task with
+    "Mkdirs failed" and no word of the value; Python with "embedded null byte").
+
+    Raises:
+        InvalidPartitionValue: the value holds U+0000, or its directory name is too long.
+    """
+    if "\0" in value:
+        raise InvalidPartitionValue(
+            f"partition value {value!r} of column {column} of table {table} contains U+0000 "
+            "(NUL), which a partition directory name cannot hold")
+    name = make_part_name([column], [value])
+    size = len(name.encode("utf-8"))
+    if size > MAX_NAME_BYTES:
+        raise InvalidPartitionValue(
+            f"partition value {value[:40]!r}... of column {column} of table {table} makes a "
+            f"directory name of {size} bytes, over the {MAX_NAME_BYTES} bytes file systems "
+            "allow")

@@ -12,7 +12,7 @@ partition columns (the only ones whose values can be empty, hold NUL or be long)
   ``''``, which gives those files their own names (``..._00001.c000...``); rows still go to the
   same directory, and reads see NULL for both, as in Hive.
 * **Values no directory can be named after.** A value holding U+0000, or whose escaped
-  ``key=value`` name is over :data:`~hmscatalog.write.rules.MAX_NAME_BYTES`, raises an error
+  ``key=value`` name is over :data:`~hmscatalog.partitions.codec.MAX_NAME_BYTES`, raises an error
   naming the table, column and value (``[HMS_INVALID_PARTITION_VALUE] ...``) instead of
   "Mkdirs failed" with no word of the value.
 """
@@ -23,11 +23,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from hmscatalog.metastore.model import Table
-from hmscatalog.partitions.codec import ESCAPED_CHARACTERS
+from hmscatalog.partitions.codec import ESCAPED_CHARACTERS, MAX_NAME_BYTES
 from hmscatalog.partitions.types import parse_hive_type
 from hmscatalog.spark.internals.catalyst import Expressions, writer_bucket_spec
 from hmscatalog.spark.jvm import BARE_MESSAGE_CONDITION, Jvm
-from hmscatalog.write.rules import MAX_NAME_BYTES
 
 # A regular-expression class of the characters Hive's path escaping turns into %XX.
 _ESCAPED_CLASS = "[" + "".join(f"\\x{{{ord(c):x}}}" for c in sorted(ESCAPED_CHARACTERS)) + "]"

@@ -20,7 +20,6 @@ from hmscatalog.spark.rows import internal_row, partition_strings
 from hmscatalog.spark.scan import CatalogContext, HmsScanBuilder
 from hmscatalog.spark.serde_io import check_readable, check_writable, serde_columns, serde_refusal
 from hmscatalog.spark.write import HmsWriteBuilder
-from hmscatalog.write.rules import check_static_value
 from hmscatalog.write.truncate import truncate
 
 # Table parameters the metastore or Hive manage; not shown as user properties.
@@ -196,10 +195,7 @@ class HmsTable(ReadOnlyTable):
         props = self._jvm.to_dict(properties)
         location = props.pop("location", None)
         spec = self.table.partition_spec
-        strings = self._strings(ident)
-        for column, value in zip(spec.names, strings, strict=True):
-            check_static_value(self.table.qualified_name, column, value)
-        return self._client().new_partition(self.table, spec.from_strings(strings),
+        return self._client().new_partition(self.table, spec.from_strings(self._strings(ident)),
                                             location=location, parameters=props)
 
     def createPartition(self, ident: Any, properties: Any) -> None:

@@ -19,11 +19,10 @@ from hmscatalog import config
 from hmscatalog.errors import (
     DynamicPartitionError,
     InvalidPartitionSpec,
-    InvalidPartitionValue,
     UnsupportedFormat,
 )
 from hmscatalog.metastore.model import Partition, Table
-from hmscatalog.partitions.codec import make_part_name
+from hmscatalog.partitions.codec import check_static_value
 
 ENABLED = config.HIVE_DYNAMIC_PARTITION
 MODE = config.HIVE_DYNAMIC_PARTITION_MODE
@@ -94,31 +93,6 @@ def check_partition_clause(
         raise DynamicPartitionError(
             "Dynamic partition strict mode requires at least one static partition column. "
             "To turn this off set hive.exec.dynamic.partition.mode=nonstrict")
-
-
-# The longest file or directory name local file systems and HDFS accept, in bytes.
-MAX_NAME_BYTES = 255
-
-
-def check_static_value(table: str, column: str, value: str) -> None:
-    """Refuse a PARTITION clause value that no partition directory can be named after, before
-    anything is written (Spark would fail in a task with "Mkdirs failed" and no word of the
-    value).
-
-    Raises:
-        InvalidPartitionValue: the value holds U+0000, or its directory name is too long.
-    """
-    if "\0" in value:
-        raise InvalidPartitionValue(
-            f"partition value {value!r} of column {column} of table {table} contains U+0000 "
-            "(NUL), which a partition directory name cannot hold")
-    name = make_part_name([column], [value])
-    size = len(name.encode("utf-8"))
-    if size > MAX_NAME_BYTES:
-        raise InvalidPartitionValue(
-            f"partition value {value[:40]!r}... of column {column} of table {table} makes a "
-            f"directory name of {size} bytes, over the {MAX_NAME_BYTES} bytes file systems "
-            "allow")
 
 
 def check_partition_counts(

@@ -139,3 +139,17 @@ def test_a_partition_column_of_an_unknown_type_names_the_table_and_column() -> N
         table.partition_spec  # noqa: B018
     assert str(refused.value) == ("partition column dt of table sales.orders: unknown Hive type "
                                   "'datetime'")
+
+
+def test_the_client_builds_no_partition_a_directory_cannot_be_named_after() -> None:
+    from hmscatalog.metastore.client import MetastoreClient
+    from hmscatalog.metastore.model import Column, Table
+
+    table = Table("sales", "orders", [Column("v", "int")], [Column("p", "string")])
+    client = MetastoreClient("thrift://127.0.0.1:1")  # building a partition calls no server
+    assert client.new_partition(table, ["ok"]).values == ("ok",)
+    with pytest.raises(InvalidPartitionValue) as refused:
+        client.new_partition(table, ["x\0y"])
+    assert str(refused.value) == ("partition value 'x\\x00y' of column p of table sales.orders "
+                                  "contains U+0000 (NUL), which a partition directory name "
+                                  "cannot hold")
