@@ -201,26 +201,24 @@ def parse_projection(
     columns = tuple(_column(_Column(table, name, types[name], grouped[name]), now)
                     for name in types)
     template = _template(properties.get(TEMPLATE), list(types), table_location, prefix)
-    limit = properties.get(MAX_PARTITIONS)
-    max_partitions = DEFAULT_MAX_PARTITIONS
-    if limit is not None:
-        parsed = parse_count(limit, minimum=1)
-        if parsed is None:
-            raise InvalidProjection(
-                f"{prefix}Property '{MAX_PARTITIONS}' needs to be a positive integer, "
-                f"got {limit!r}")
-        max_partitions = parsed
-    warn_at = properties.get(WARN_PARTITIONS)
-    warn_partitions = DEFAULT_WARN_PARTITIONS
-    if warn_at is not None:
-        parsed = parse_count(warn_at)
-        if parsed is None:
-            raise InvalidProjection(
-                f"{prefix}Property '{WARN_PARTITIONS}' needs to be a whole number, "
-                f"got {warn_at!r}")
-        warn_partitions = parsed
+    max_partitions = _count(properties, MAX_PARTITIONS, DEFAULT_MAX_PARTITIONS, prefix,
+                            minimum=1, kind="a positive integer")
+    warn_partitions = _count(properties, WARN_PARTITIONS, DEFAULT_WARN_PARTITIONS, prefix,
+                             minimum=0, kind="a whole number")
     return Projection(table, table_location, columns, template, max_partitions,
                       warn_partitions)
+
+
+def _count(properties: Mapping[str, str], key: str, default: int, prefix: str, minimum: int,
+           kind: str) -> int:
+    """Count property ``key`` (``default`` when unset); refused, naming it, when not ``kind``."""
+    text = properties.get(key)
+    if text is None:
+        return default
+    parsed = parse_count(text, minimum=minimum)
+    if parsed is None:
+        raise InvalidProjection(f"{prefix}Property '{key}' needs to be {kind}, got {text!r}")
+    return parsed
 
 
 def _flag(text: str, table: str | None) -> bool:
