@@ -16,8 +16,9 @@ from importlib import resources
 from pathlib import Path
 
 from hmscatalog import jars as jar_cache
+from hmscatalog import javaparts
 from hmscatalog.errors import ServerError
-from hmscatalog.javac import build_jar
+from hmscatalog.javaparts.javac import build_jar
 
 LAUNCHER_CLASS = "io.hmscatalog.metastore.BoundServer"
 _SOURCE = "BoundServer.java"
@@ -27,14 +28,37 @@ _ACCESS = ("java.base/sun.net=ALL-UNNAMED",)
 JVM_OPTIONS = ("--add-exports", *_ACCESS, "--add-opens", "java.base/java.net=ALL-UNNAMED")
 
 
+PREBUILT_NAME = "hmscatalog-launcher.jar"  # in a wheel (hmscatalog.javaparts)
+
+
+def source_digest() -> str:
+    """What the built launcher depends on: its source."""
+    return hashlib.sha256(_text().encode()).hexdigest()[:12]
+
+
+def _text() -> str:
+    return (resources.files("hmscatalog.metastore") / "java" / _SOURCE).read_text()
+
+
+def build(target: Path) -> None:
+    """Build the launcher into ``target`` with the JDK.
+
+    Raises:
+        ServerError: no JDK, or the source does not compile.
+    """
+    build_jar({_SOURCE: _text()}, target, "the metastore's launcher", ServerError,
+              options=("--add-exports", *_ACCESS))
+
+
 def launcher_jar() -> Path:
-    """The launcher's jar, built first if it is not in the jars cache."""
-    text = (resources.files("hmscatalog.metastore") / "java" / _SOURCE).read_text()
-    digest = hashlib.sha256(text.encode()).hexdigest()[:12]
+    """The launcher's jar: the wheel's, else one built first if it is not in the jars cache."""
+    digest = source_digest()
+    prebuilt = javaparts.find(PREBUILT_NAME, digest)
+    if prebuilt is not None:
+        return prebuilt
     target = jar_cache.cache() / f"hmscatalog-launcher-{digest}.jar"
     if not target.exists():
-        build_jar({_SOURCE: text}, target, "the metastore's launcher", ServerError,
-                  options=("--add-exports", *_ACCESS))
+        build(target)
     return target
 
 

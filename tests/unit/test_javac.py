@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from hmscatalog.errors import HmsCatalogError
-from hmscatalog.javac import build_jar
+from hmscatalog.javaparts.javac import build_jar
 
 
 def test_a_build_says_what_it_builds_and_makes_the_jar(

@@ -17,6 +17,8 @@ ONLY_THOROUGH = {
         "test_path_reads_like_spark.py compares inference with Spark's on a few trees",
     "tests/integration/test_postgres_metastore.py":
         "a PostgreSQL server and a metastore per release; Derby covers the quick tier",
+    "tests/integration/test_wheel.py":
+        "builds the wheel (four pyspark releases' jars) and installs it in a clean venv",
 }
 
 

@@ -18,11 +18,12 @@ import re
 from typing import TYPE_CHECKING
 
 from hmscatalog.errors import UnsupportedSparkVersion
+from hmscatalog.javaparts.spark_plugin import SPARK_MINORS
 
 if TYPE_CHECKING:
     from hmscatalog.spark.jvm import Jvm
 
-SUPPORTED: tuple[str, ...] = ("4.0", "4.1", "4.2", "4.3")
+SUPPORTED: tuple[str, ...] = SPARK_MINORS
 
 # Public Spark APIs newer than the oldest supported minor, and what of hmscatalog needs them.
 # (Spark's own SQL also grew: CREATE TABLE ... LIKE into a catalog plugin parses from 4.2.)
