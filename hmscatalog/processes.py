@@ -4,6 +4,7 @@ free port, the tail of a log for error messages."""
 from __future__ import annotations
 
 import os
+import random
 import shutil
 import socket
 from pathlib import Path
@@ -29,11 +30,29 @@ def find_java() -> str:
     return found
 
 
+def _ephemeral_ports() -> tuple[int, int]:
+    """The range the kernel takes the local ports of outgoing connections from."""
+    try:
+        low, high = Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()
+        return int(low), int(high)
+    except (OSError, ValueError):
+        return 32768, 60999  # Linux's default
+
+
 def free_port(host: str = "127.0.0.1") -> int:
-    """A TCP port that is free right now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((host, 0))
-        return int(sock.getsockname()[1])
+    """A TCP port that is free right now, below the range of outgoing connections' ports where
+    there is room (a port the kernel hands to the bind of port 0 is one any program's next
+    connection may take while a server is down between a stop and a restart)."""
+    low = _ephemeral_ports()[0]
+    candidates = random.sample(range(10_000, low), min(20, max(low - 10_000, 0)))
+    for port in [*candidates, 0]:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            try:
+                sock.bind((host, port))
+            except OSError:
+                continue
+            return int(sock.getsockname()[1])
+    raise OSError(f"no free TCP port on {host}")
 
 
 def log_tail(path: Path, lines: int = 25) -> str:

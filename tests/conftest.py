@@ -156,7 +156,7 @@ def metastore(tmp_path_factory: pytest.TempPathFactory, moto_s3: MotoServer,
     """A real Hive Metastore (Derby) on a free port, for the whole test session, with S3A on
     its class path and moto's server as its S3 endpoint."""
     data_dir = tmp_path_factory.mktemp("metastore")
-    info = server.start(port=server.free_port(), data_dir=data_dir, hive_version=HIVE_VERSION,
+    info = server.start(port=0, data_dir=data_dir, hive_version=HIVE_VERSION,
                         with_s3=not isinstance(s3a_fetched, str),
                         hadoop_conf=moto_s3.hadoop_settings)
     try:

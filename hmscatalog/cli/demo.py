@@ -32,13 +32,13 @@ def run_demo(data_dir: Path | None = None, port: int | None = None,
     if uri is None:
         began = time.monotonic()
         running = server.status(data_dir)
-        if running is None and port is None:
-            port = server.DEFAULT_PORT
-            if not server.port_free(server.DEFAULT_HOST, port):
-                port = server.free_port()
-                _say(f"metastore  port {server.DEFAULT_PORT} is in use by another program: "
-                     f"starting on port {port}")
-        info = running or server.start(port=port or server.DEFAULT_PORT, data_dir=data_dir)
+        moved = (running is None and port is None
+                 and not server.port_free(server.DEFAULT_HOST, server.DEFAULT_PORT))
+        info = running or server.start(port=0 if moved else port or server.DEFAULT_PORT,
+                                       data_dir=data_dir)
+        if moved:
+            _say(f"metastore  port {server.DEFAULT_PORT} is in use by another program: "
+                 f"started on port {info.port}")
         word = "reusing" if running else f"started in {time.monotonic() - began:.1f}s:"
         _say(f"metastore  {word} {info.uri}  (data dir {info.data_dir})")
         uri = info.uri

@@ -111,7 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
     actions = metastore.add_subparsers(dest="action", required=True)
     start = actions.add_parser("start", help="start it in the background and print its URI")
     start.add_argument("--port", type=int, default=server.DEFAULT_PORT,
-                       help=f"the Thrift port (default {server.DEFAULT_PORT})")
+                       help=f"the Thrift port (default {server.DEFAULT_PORT}; 0: a free one)")
     start.add_argument("--host", default=server.DEFAULT_HOST,
                        help=f"the address to listen on (default {server.DEFAULT_HOST}: this "
                        "machine only; 0.0.0.0: every interface, which needs --insecure)")

@@ -21,6 +21,8 @@ from hmscatalog.errors import ServerError
 from hmscatalog.javaparts.javac import build_jar
 
 LAUNCHER_CLASS = "io.hmscatalog.metastore.BoundServer"
+# What the launcher logs as it binds a server socket: this, an address, " port ", the port.
+BOUND = "hmscatalog: server socket bound to "
 _SOURCE = "BoundServer.java"
 # BoundServer implements the JDK's internal PlatformSocketImpl and calls SocketImpl's
 # non-public methods.

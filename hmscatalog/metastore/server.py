@@ -28,7 +28,7 @@ import socket
 import subprocess
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from hmscatalog import jars as jar_cache
@@ -291,13 +291,10 @@ def start(
     jars = find_spark_jars()
     backing = backing_db(db, data_dir)
     setup.check_data_dir(hive, data_dir)
-    if not (1 <= port <= 65535):
-        raise ServerError(f"port {port} is out of range 1..65535")
-    if not port_free(host, port):
-        raise ServerError(
-            f"port {port} is already in use on {host}: choose another with --port, "
-            "or stop what is listening there"
-        )
+    if not (0 <= port <= 65535):
+        raise ServerError(f"port {port} is out of range 1..65535 (0: any free port)")
+    if port and not port_free(host, port):
+        raise _port_taken(port, host)
     if backing.label == "derby" and _derby_locked(data_dir):
         raise ServerError(
             f"data dir {data_dir} is locked: another process has its Derby database "
@@ -315,7 +312,7 @@ def start(
     classpath = setup.class_path(hive, conf, backing, jars, with_s3)
     setup.init_schema(hive, data_dir, backing, java, classpath)
     log_path = data_dir / "metastore.log"
-    command = launcher.command(java, [
+    jvm_options = [
         # Hive 4 adds a batch of partitions with one INSERT of many rows, which Derby's parser
         # descends recursively: a deeper stack than the default 1 MB (1,000 partitions per batch).
         f"-Xmx{heap}", "-Xss16m", "-XX:+UseSerialGC", *setup.KERBEROS_ACCESS,
@@ -324,41 +321,96 @@ def start(
         f"-Dderby.stream.error.file={data_dir / 'derby.log'}",
         *([f"-Djava.security.krb5.conf={os.environ['KRB5_CONFIG']}"]
           if kerberos and os.environ.get("KRB5_CONFIG") else []),
-    ], classpath, host, SERVER_MAIN, ["-p", str(port)])
+    ]
+    # Port 0: a free port, chosen again if another program takes it before the server binds it.
+    for attempt in range(1, 4):
+        chosen = port or free_port(host)
+        info = ServerInfo(0, chosen, host, str(data_dir), backing.label, str(log_path),
+                          hive.version, with_s3,
+                          kerberos.service_principal if kerberos else None, bool(tls_keystore))
+        command = launcher.command(java, jvm_options, classpath, host, SERVER_MAIN,
+                                   ["-p", str(chosen)])
+        try:
+            info = _run(command, info, hive.label, timeout_s, on_wait,
+                        _answers_as(host, chosen, kerberos, bool(tls_keystore)))
+            break
+        except _PortTaken:
+            if port or attempt == 3:
+                raise _port_taken(chosen, host) from None
+    _state_file(data_dir).write_text(json.dumps(asdict(info), indent=2))
+    return info
+
+
+class _PortTaken(Exception):
+    """Another program had the server's port: the server could not bind it."""
+
+
+def _port_taken(port: int, host: str) -> ServerError:
+    return ServerError(f"port {port} is already in use on {host}: choose another with --port, "
+                       "or stop what is listening there")
+
+
+def _answers_as(host: str, port: int, kerberos: Kerberos | None,
+                tls: bool) -> Callable[[], bool]:
+    return lambda: _answers(host, port, timeout_s=5.0, kerberos=kerberos,
+                            tls=Tls(verify=False) if tls else None)
+
+
+def _run(command: list[str], info: ServerInfo, label: str, timeout_s: float,
+         on_wait: Callable[[float], None] | None, answers: Callable[[], bool]) -> ServerInfo:
+    """Start ``command`` and wait until the server answers on its port, having bound it itself
+    (its launcher logs each bind: a server that answers there may be another's).
+
+    Raises:
+        _PortTaken: the port was another program's.
+        ServerError: the server exited or did not answer within ``timeout_s``.
+    """
+    log_path = Path(info.log)
     with open(log_path, "ab") as log:
-        log.write(f"--- starting {hive.label} on port {port} at {time.ctime()}\n".encode())
+        log.write(f"--- starting {label} on port {info.port} at {time.ctime()}\n".encode())
         log.flush()
+        since = log.tell()
         proc = subprocess.Popen(
             command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            cwd=data_dir, start_new_session=True,
+            cwd=info.data_dir, start_new_session=True,
         )
-    info = ServerInfo(proc.pid, port, host, str(data_dir), backing.label, str(log_path),
-                      hive.version, with_s3, kerberos.service_principal if kerberos else None,
-                      bool(tls_keystore))
+    bound = launcher.BOUND.encode(), f" port {info.port}".encode()
+
+    def log_since() -> bytes:
+        with open(log_path, "rb") as log:
+            log.seek(since)
+            return log.read()
+
+    def bound_here() -> bool:
+        return any(line.startswith(bound[0]) and line.rstrip().endswith(bound[1])
+                   for line in log_since().splitlines())
+
     began = time.monotonic()
     while True:
         waited = time.monotonic() - began
         code = proc.poll()
         if code is not None:
+            if b"Address already in use" in log_since():
+                raise _PortTaken()
             raise ServerError(
-                f"the {hive.label} server exited with code {code} during start; "
+                f"the {label} server exited with code {code} during start; "
                 f"last lines of {log_path}:\n{log_tail(log_path)}"
             )
-        if _answers(host, port, timeout_s=5.0, kerberos=kerberos,
-                    tls=Tls(verify=False) if tls_keystore else None):
-            break
+        if answers():
+            if bound_here():
+                return replace(info, pid=proc.pid)
+            _terminate(proc.pid)
+            raise _PortTaken()
         if waited > timeout_s:
             _terminate(proc.pid)
             raise ServerError(
-                f"the {hive.label} server did not answer on port {port} within "
+                f"the {label} server did not answer on port {info.port} within "
                 f"{timeout_s:.0f}s; "
                 f"last lines of {log_path}:\n{log_tail(log_path)}"
             )
         if on_wait is not None:
             on_wait(waited)
         time.sleep(0.5)
-    _state_file(data_dir).write_text(json.dumps(asdict(info), indent=2))
-    return info
 
 
 def _terminate(pid: int, timeout_s: float = 30.0) -> None:

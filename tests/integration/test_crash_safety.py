@@ -256,8 +256,11 @@ def test_the_metastore_going_away_mid_commit(tmp_path: Path) -> None:
     network drop shorter than the client's retries): the write finishes."""
     from hmscatalog.metastore import server
 
-    data_dir, port = tmp_path / "metastore", server.free_port()
-    uri = server.start(port=port, data_dir=data_dir).uri
+    data_dir = tmp_path / "metastore"
+    # The restarts reuse the port, outside the range of outgoing connections' ports.
+    info = server.start(port=0, data_dir=data_dir)
+    uri, port = info.uri, info.port
+    children: list[subprocess.Popen[str]] = []
     try:
         with MetastoreClient(uri, timeout_s=60, backoff_s=0.1) as client:
             client.create_database("gone")
@@ -270,6 +273,7 @@ def test_the_metastore_going_away_mid_commit(tmp_path: Path) -> None:
 
             child = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, text=True)
+            children.append(child)
             wait_stopped(child.pid)
             server.stop(data_dir)
             os.kill(child.pid, signal.SIGCONT)
@@ -286,6 +290,7 @@ def test_the_metastore_going_away_mid_commit(tmp_path: Path) -> None:
 
             child = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, text=True)
+            children.append(child)
             wait_stopped(child.pid)
             server.stop(data_dir)
             server.start(port=port, data_dir=data_dir)
@@ -295,6 +300,10 @@ def test_the_metastore_going_away_mid_commit(tmp_path: Path) -> None:
             assert table_state(client, table) == applied(before, "overwrite", rows)
             assert leftovers(client, table) == []
     finally:
+        for child in children:  # a failed assertion may leave one stopped
+            if child.poll() is None:
+                child.kill()
+                child.wait()
         if server.status(data_dir) is not None:
             server.stop(data_dir)
 

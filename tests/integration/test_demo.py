@@ -32,7 +32,7 @@ def test_demo_runs_twice_and_reuses_its_metastore(tmp_path: Path) -> None:
         moved, started = first.stdout.splitlines()[:2]
         port = moved.rsplit(" ", 1)[-1]
         assert moved == (f"metastore  port {server.DEFAULT_PORT} is in use by another program: "
-                         f"starting on port {port}")
+                         f"started on port {port}")
         assert started.startswith("metastore  started in")
         assert started.split()[4] == f"thrift://127.0.0.1:{port}"
         assert "registered 125 partitions" in first.stdout

@@ -47,7 +47,7 @@ def secure(kdc: Kdc, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The URI of a metastore that requires Kerberos, as ``hive/localhost``."""
     principal, keytab = kdc.principal("hive/localhost")
     data_dir = tmp_path_factory.mktemp("kerberized")
-    info = server.start(port=server.free_port(), data_dir=data_dir, hive_version=HIVE_VERSION,
+    info = server.start(port=0, data_dir=data_dir, hive_version=HIVE_VERSION,
                         kerberos_keytab=str(keytab), kerberos_principal=principal)
     try:
         assert info.kerberos_principal == principal
@@ -173,10 +173,9 @@ def test_the_cli_starts_a_kerberized_metastore_on_another_address(
         kdc: Kdc, tmp_path: Path) -> None:
     """With Kerberos, an address other machines reach needs no --insecure."""
     principal, keytab = kdc.principal("hive/cli")
-    port = server.free_port()
     started = subprocess.run(
         [sys.executable, "-m", "hmscatalog.cli.main", "metastore", "start", "--host", "0.0.0.0",
-         "--port", str(port), "--data-dir", str(tmp_path), "--hive-version", HIVE_VERSION,
+         "--port", "0", "--data-dir", str(tmp_path), "--hive-version", HIVE_VERSION,
          "--kerberos-keytab", str(keytab), "--kerberos-principal", principal],
         capture_output=True, text=True, timeout=300)
     try:
@@ -195,7 +194,7 @@ def test_a_metastore_that_protects_its_connections(kdc: Kdc, alice: tuple[str, P
     layer, and every message is wrapped (signed, or encrypted) by the Kerberos context both
     ways."""
     principal, keytab = kdc.principal(f"hive/{protection}")
-    info = server.start(port=server.free_port(), data_dir=tmp_path, hive_version=HIVE_VERSION,
+    info = server.start(port=0, data_dir=tmp_path, hive_version=HIVE_VERSION,
                         kerberos_keytab=str(keytab), kerberos_principal=principal,
                         hadoop_conf={"hadoop.rpc.protection": protection})
     try:

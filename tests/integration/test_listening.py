@@ -56,10 +56,11 @@ def test_a_host_that_is_not_this_machine_is_a_clear_error(host: str, reason: str
 
 
 def test_insecure_listens_on_every_interface_and_says_so(tmp_path: Path) -> None:
-    data_dir, port = tmp_path / "hms", server.free_port()
-    started = _cli("metastore", "start", "--host", "0.0.0.0", "--insecure", "--port",
-                   str(port), "--data-dir", str(data_dir))
+    data_dir = tmp_path / "hms"
+    started = _cli("metastore", "start", "--host", "0.0.0.0", "--insecure", "--port", "0",
+                   "--data-dir", str(data_dir))
     assert started.returncode == 0, started.stderr
+    port = int(started.stdout.strip().rsplit(":", 1)[1])
     try:
         assert listening_addresses(port) in ({"0.0.0.0"}, {"::"})
         uri = started.stdout.strip()

@@ -42,7 +42,7 @@ def other(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
 
     line = request.param
     data_dir = tmp_path_factory.mktemp(f"metastore-{line}")
-    info = server.start(port=server.free_port(), data_dir=data_dir, hive_version=line)
+    info = server.start(port=0, data_dir=data_dir, hive_version=line)
     name = "hms_" + re.sub(r"[^0-9a-z]", "", line)
     try:
         attached = attach(spark, name=name, uri=info.uri)

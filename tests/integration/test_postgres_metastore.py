@@ -74,7 +74,7 @@ def _database(line: str) -> str:
 @pytest.mark.thorough
 def test_metastore_on_postgres(postgres_uri: str, tmp_path: Path, line: str) -> None:
     postgres_uri += _database(line)
-    info = server.start(port=server.free_port(), data_dir=tmp_path, db=postgres_uri,
+    info = server.start(port=0, data_dir=tmp_path, db=postgres_uri,
                         hive_version=line)
     try:
         assert info.db.startswith("postgresql://127.0.0.1:")
@@ -88,7 +88,7 @@ def test_metastore_on_postgres(postgres_uri: str, tmp_path: Path, line: str) -> 
         # The catalog lives in PostgreSQL: a new server on a new data dir sees it.
         server.stop(tmp_path)
         other = tmp_path / "second"
-        info = server.start(port=server.free_port(), data_dir=other, db=postgres_uri,
+        info = server.start(port=0, data_dir=other, db=postgres_uri,
                             hive_version=line)
         with MetastoreClient(info.uri) as client:
             assert client.list_partition_names("pg_db", "t")[:1] == ["dt=a/hr=0"]

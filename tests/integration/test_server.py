@@ -30,17 +30,17 @@ def _cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedP
 
 def test_cli_start_status_stop(tmp_path: Path) -> None:
     data_dir = tmp_path / "hms"
-    port = server.free_port()
-    started = _cli("metastore", "start", "--port", str(port), "--data-dir", str(data_dir))
+    started = _cli("metastore", "start", "--port", "0", "--data-dir", str(data_dir))
     assert started.returncode == 0, started.stderr
-    uri = f"thrift://127.0.0.1:{port}"
-    assert started.stdout.strip() == uri
+    uri = started.stdout.strip()
+    port = int(uri.rsplit(":", 1)[1])
+    assert uri == f"thrift://127.0.0.1:{port}" and port != 0
     try:
         with MetastoreClient(uri) as c:
             c.create_database("cli_db")
         again = _cli("metastore", "start", "--port", str(port), "--data-dir", str(data_dir))
         assert again.returncode == 0 and "already running" in again.stderr
-        other = _cli("metastore", "start", "--port", str(server.free_port()),
+        other = _cli("metastore", "start", "--port", "0",
                      "--data-dir", str(data_dir))
         assert other.returncode == 1
         assert f"data dir {data_dir} is in use" in other.stderr
@@ -53,7 +53,7 @@ def test_cli_start_status_stop(tmp_path: Path) -> None:
     gone = _cli("metastore", "stop", "--data-dir", str(data_dir))
     assert gone.returncode == 1 and "no metastore server is running" in gone.stderr
     # The Derby database survives a restart.
-    info = server.start(port=port, data_dir=data_dir)
+    info = server.start(port=0, data_dir=data_dir)
     try:
         with MetastoreClient(info.uri) as c:
             assert "cli_db" in c.list_databases()
@@ -85,7 +85,7 @@ def test_data_dir_locked_by_another_process(tmp_path: Path) -> None:
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
         with pytest.raises(ServerError, match=f"data dir {tmp_path} is locked"):
-            server.start(port=server.free_port(), data_dir=tmp_path)
+            server.start(port=0, data_dir=tmp_path)
     finally:
         holder.kill()
         holder.wait()
@@ -93,7 +93,7 @@ def test_data_dir_locked_by_another_process(tmp_path: Path) -> None:
 
 def test_server_dying_during_start_shows_its_log(tmp_path: Path) -> None:
     with pytest.raises(ServerError, match="exited with code") as info:
-        server.start(port=server.free_port(), data_dir=tmp_path, heap="not-a-size")
+        server.start(port=0, data_dir=tmp_path, heap="not-a-size")
     assert "Invalid maximum heap size" in str(info.value)
     assert server.status(tmp_path) is None
 
@@ -102,12 +102,12 @@ def test_no_java_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     monkeypatch.delenv("JAVA_HOME", raising=False)
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(ServerError, match="Java not found"):
-        server.start(port=server.free_port(), data_dir=tmp_path)
+        server.start(port=0, data_dir=tmp_path)
 
 
 def test_cli_errors_are_one_line(tmp_path: Path) -> None:
     result = _cli("metastore", "start", "--db", "mysql://x", "--data-dir", str(tmp_path),
-                  "--port", str(server.free_port()))
+                  "--port", "0")
     assert result.returncode == 1
     assert result.stderr.strip().count("\n") == 0
     assert "hmscatalog: error: --db 'mysql://x'" in result.stderr
@@ -168,10 +168,10 @@ def test_cli_starts_another_release(tmp_path: Path) -> None:
     """``--hive-version``: its jars come from the cache (fetched on first use), the schema from
     its own tool; the data directory then belongs to that release."""
     data_dir = tmp_path / "hms31"
-    port = server.free_port()
-    started = _cli("metastore", "start", "--hive-version", "3.1", "--port", str(port),
+    started = _cli("metastore", "start", "--hive-version", "3.1", "--port", "0",
                    "--data-dir", str(data_dir))
     assert started.returncode == 0, started.stderr
+    port = int(started.stdout.strip().rsplit(":", 1)[1])
     assert started.stdout.strip() == f"thrift://127.0.0.1:{port}"
     try:
         assert "Hive Metastore 3.1.3 started" in started.stderr
@@ -183,7 +183,7 @@ def test_cli_starts_another_release(tmp_path: Path) -> None:
         assert busy.returncode == 1 and "(pid " in busy.stderr and "Hive 3.1.3" in busy.stderr
     finally:
         server.stop(data_dir)
-    other = _cli("metastore", "start", "--port", str(server.free_port()), "--data-dir",
+    other = _cli("metastore", "start", "--port", "0", "--data-dir",
                  str(data_dir))
     assert other.returncode == 1
     assert other.stderr.strip() == (
@@ -197,9 +197,9 @@ def test_cli_with_s3_passes_its_settings_and_accepts_s3a_locations(
     """``--with-s3`` puts S3A on the server's class path and ``--conf`` its settings in the
     server's configuration: the server itself makes the directory of an s3a:// database."""
     moto_s3.create_bucket("cli-with-s3")
-    data_dir, port = tmp_path / "hms", server.free_port()
+    data_dir = tmp_path / "hms"
     settings = [f"--conf={key}={value}" for key, value in moto_s3.hadoop_settings.items()]
-    started = _cli("metastore", "start", "--with-s3", *settings, "--port", str(port),
+    started = _cli("metastore", "start", "--with-s3", *settings, "--port", "0",
                    "--data-dir", str(data_dir))
     assert started.returncode == 0, started.stderr
     try:
@@ -226,7 +226,7 @@ def test_cli_prints_the_s3_jars_for_spark(s3a_jars: list[str]) -> None:
 
 def test_unknown_release_is_a_clear_error(tmp_path: Path) -> None:
     result = _cli("metastore", "start", "--hive-version", "3.0", "--data-dir", str(tmp_path),
-                  "--port", str(server.free_port()))
+                  "--port", "0")
     assert result.returncode == 1
     assert result.stderr.strip() == (
         "hmscatalog: error: --hive-version '3.0' is not one the embedded metastore runs: choose "

@@ -59,7 +59,7 @@ def certificates(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def port(certificates: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
     """A metastore that speaks TLS only."""
     data_dir = tmp_path_factory.mktemp("tls-metastore")
-    info = server.start(port=server.free_port(), data_dir=data_dir, hive_version=HIVE_VERSION,
+    info = server.start(port=0, data_dir=data_dir, hive_version=HIVE_VERSION,
                         tls_keystore=str(certificates / "server.p12"),
                         tls_keystore_password=PASSWORD)
     try:
@@ -133,15 +133,15 @@ def test_a_missing_keystore_is_a_clear_error(tmp_path: Path) -> None:
 
 @pytest.mark.thorough
 def test_the_cli_starts_a_tls_metastore(certificates: Path, tmp_path: Path) -> None:
-    port = server.free_port()
     started = subprocess.run(
-        [sys.executable, "-m", "hmscatalog.cli.main", "metastore", "start", "--port", str(port),
+        [sys.executable, "-m", "hmscatalog.cli.main", "metastore", "start", "--port", "0",
          "--data-dir", str(tmp_path), "--hive-version", HIVE_VERSION,
          "--tls-keystore", str(certificates / "server.p12")],
         capture_output=True, text=True, timeout=300,
         env={**os.environ, "HMSCATALOG_TLS_KEYSTORE_PASSWORD": PASSWORD})
     try:
         assert started.returncode == 0, started.stderr
+        port = int(started.stdout.strip().rsplit(":", 1)[1])
         tls = Tls(ca_file=str(certificates / "ca.pem"))
         with MetastoreClient(f"thrift://localhost:{port}", tls=tls) as client:
             assert "default" in client.list_databases()

@@ -18,6 +18,8 @@ import java.util.Set;
 /**
  * Runs a server's main class with every server socket that it binds to the wildcard address
  * bound to one address instead: {@code BoundServer <address> <main class> [arguments...]}.
+ * Each bind is logged on standard error ({@code hmscatalog: server socket bound to <address>
+ * port <port>}), so that whoever started the server knows the port that answers is its own.
  *
  * <p>hmscatalog starts its embedded metastores through it, so that they listen on 127.0.0.1
  * unless told otherwise: Hive 2.3 and 3.1 have no setting for the address of their Thrift
@@ -29,11 +31,10 @@ public final class BoundServer {
 
   public static void main(String[] args) throws Throwable {
     InetAddress address = InetAddress.getByName(args[0]);
-    if (!address.isAnyLocalAddress()) {
-      new Bound(address).close();  // fails here, not at the server's first socket, on a JDK
-                                   // whose sockets cannot be wrapped
-      ServerSocket.setSocketFactory(() -> new Bound(address));
-    }
+    // Also for the wildcard address, where it binds as the JDK would: each bind is logged.
+    new Bound(address).close();  // fails here, not at the server's first socket, on a JDK
+                                 // whose sockets cannot be wrapped
+    ServerSocket.setSocketFactory(() -> new Bound(address));
     Method main = Class.forName(args[1]).getMethod("main", String[].class);
     try {
       main.invoke(null, (Object) Arrays.copyOfRange(args, 2, args.length));
@@ -49,6 +50,7 @@ public final class BoundServer {
    */
   static final class Bound extends SocketImpl implements sun.net.PlatformSocketImpl {
     private static final Class<?>[] NONE = new Class<?>[0];
+    private static final String BOUND = "hmscatalog: server socket bound to ";
     private final InetAddress address;
     private final SocketImpl platform;
 
@@ -99,6 +101,8 @@ public final class BoundServer {
     protected void bind(InetAddress host, int p) throws IOException {
       InetAddress target = host == null || host.isAnyLocalAddress() ? address : host;
       forward("bind", new Class<?>[] {InetAddress.class, int.class}, target, p);
+      // Read by hmscatalog.metastore.server: the port that answers is this process's own.
+      System.err.println(BOUND + target.getHostAddress() + " port " + localport);
     }
 
     @Override
