@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
+import signal
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from jvm_archive import driver_options
 
 from hmscatalog import jars as jar_cache
 from hmscatalog.errors import JarsUnavailable
@@ -23,10 +26,6 @@ if TYPE_CHECKING:
 else:
     MotoServer = Any
 
-
-# JVM options for the tests' Spark drivers: the C1 compiler only and the serial collector spend
-# about 40% less CPU starting a JVM on two cores, and the tests' JVMs run minutes, not hours.
-SHORT_LIVED_JVM = ("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC")
 
 TIERS = ("quick", "thorough", "all")
 
@@ -228,6 +227,40 @@ def remote(request: pytest.FixtureRequest, spark: Any) -> Remote:
     return Remote("hdfs", unique_root("t", f"{cluster.uri}/warehouse"), spark)
 
 
+def _stopped_children() -> list[int]:
+    """This process's children that are stopped (SIGSTOP), from /proc."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if fields[0] in ("T", "t") and int(fields[1]) == os.getpid():
+            found.append(int(stat.parent.name))
+    return found
+
+
+@pytest.fixture(autouse=True)
+def _no_stopped_child_left() -> Iterator[None]:
+    """Crash tests stop child processes at a point of their commit (SIGSTOP); one whose test
+    failed before resuming it is killed here rather than left behind."""
+    yield
+    for pid in _stopped_children():
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _spark_driver_options(request: pytest.FixtureRequest) -> None:
+    """Every Spark driver the tests start (the session's, and those of child processes, which
+    inherit the environment) starts from a class archive (tests/jvm_archive.py), made once per
+    machine when a selected test uses Spark."""
+    if "SPARK_SUBMIT_OPTS" not in os.environ and any(
+            item.get_closest_marker("spark") for item in request.session.items):
+        os.environ["SPARK_SUBMIT_OPTS"] = driver_options(jar_cache.home())
+
+
 @pytest.fixture(scope="session")
 def spark(metastore: server.ServerInfo, moto_s3: MotoServer,  # type: ignore[no-untyped-def]
           s3a_fetched: list[str] | str, json_fetched: list[str] | str,
@@ -251,8 +284,7 @@ def spark(metastore: server.ServerInfo, moto_s3: MotoServer,  # type: ignore[no-
         .config("spark.hadoop.hive.metastore.uris", metastore.uri)
         .config(map={f"spark.hadoop.{k}": v for k, v in moto_s3.hadoop_settings.items()})
         .config("spark.sql.warehouse.dir", str(warehouse))
-        .config("spark.driver.extraJavaOptions",
-                " ".join([*SHORT_LIVED_JVM, "-Dderby.system.home=" + str(warehouse)]))
+        .config("spark.driver.extraJavaOptions", "-Dderby.system.home=" + str(warehouse))
         .getOrCreate()
     )
     try:
