@@ -8,45 +8,13 @@ Settings are read from three places (:attr:`Setting.source`):
 ``catalog``
     The Spark session conf of a catalog attached with ``attach(spark, name)``:
     ``spark.hmscatalog.<name>.<key>``, else ``spark.hmscatalog.<key>`` (an empty value counts
-    as unset). The table lists the second spelling.
+    as unset). :data:`SETTINGS` holds the second spelling.
 ``hive``
     Hive's own settings, from the Spark session conf, as ``<key>`` or
     ``spark.hadoop.<key>`` (the plain key wins), with Hive's defaults.
 
-=========================================  =======  =========================  =========
-key                                        source   kind                       default
-=========================================  =======  =========================  =========
-hmscatalog.discovery.enabled               table    boolean                    false
-hmscatalog.discovery.warn-partitions       table    count                      5000
-hmscatalog.discovery.max-partitions        table    count, at least 1          50000
-hmscatalog.discovery.max-list-calls        table    count, at least 1          10000
-hmscatalog.discovery.glob                  table    glob below the location    (none)
-hmscatalog.projection.max-partitions       table    count, at least 1          1000000
-hmscatalog.projection.warn-partitions      table    count                      100000
-hmscatalog.write.keep-replaced-seconds     table    count                      300
-projection.enabled                         table    boolean                    false
-partition_columns_in_data_file             table    boolean                    false
-spark.hmscatalog.uri                       catalog  text (``thrift://`` URIs)  (none)
-spark.hmscatalog.timeout                   catalog  seconds (above 0)          600
-spark.hmscatalog.pool-size                 catalog  count, at least 1          2
-spark.hmscatalog.metastore-catalog         catalog  text                       (server's)
-spark.hmscatalog.s3.<x> (see below)        catalog  text                       (none)
-spark.hmscatalog.kerberos.principal        catalog  text (``hive/_HOST@R``)    (Hive's)
-spark.hmscatalog.kerberos.client-principal catalog  text                       (Spark's)
-spark.hmscatalog.kerberos.keytab           catalog  text (a file)              (Spark's)
-spark.hmscatalog.tls.enabled               catalog  boolean                    (Hive's)
-spark.hmscatalog.tls.ca-file               catalog  text (a PEM file)          (system's)
-hive.exec.dynamic.partition                hive     boolean                    true
-hive.exec.dynamic.partition.mode           hive     strict or nonstrict        strict
-hive.exec.max.dynamic.partitions           hive     count, at least 1          1000
-hive.exec.max.dynamic.partitions.pernode   hive     count, at least 1          100
-=========================================  =======  =========================  =========
-
-where ``<x>`` is ``endpoint``, ``region``, ``access-key-id``, ``secret-access-key`` or
-``session-token``. ``pool-size`` is the number of metastore connections per catalog;
-``metastore-catalog`` names the Hive 3+ metastore catalog holding the databases (by default the
-server's own default, ``hive`` unless changed; Hive 2.x has none). The ``kerberos.`` settings
-default to Hive's and Spark's own (see :func:`catalog_kerberos`).
+Each setting's meaning is its :attr:`Setting.doc`; the documentation's settings reference is
+rendered from :data:`SETTINGS` (:func:`hmscatalog.cli.reference.render_settings`).
 
 A typo must never change a result silently: ``hmscatalog.discovery.enabled='ture'`` used to
 turn discovery off (0 rows), and ``hmscatalog.discovery.enable`` was ignored. So booleans are
@@ -150,37 +118,110 @@ class Setting:
     source: Source
     kind: Kind
     default: Value
+    doc: str  # what it does, for the settings reference (Markdown; never empty)
     minimum: int = 0  # counts only
     choices: tuple[str, ...] = ()  # choices only, lower case
     # False where another parser owns the value (projection's, with Athena's wording).
     checked_here: bool = True
 
 
+_S3_DOCS = {
+    S3_ENDPOINT: "The S3 endpoint pyarrow lists `s3://` and `s3a://` locations through "
+                 "(MinIO, moto...). Unset: the session's `fs.s3a.endpoint`, else AWS.",
+    S3_REGION: "The S3 region of those listings. Unset: the session's `fs.s3a.endpoint.region`, "
+               "else the AWS SDK's (`AWS_REGION`, `~/.aws`).",
+    S3_ACCESS_KEY_ID: "The access key of those listings. Unset: the session's "
+                      "`fs.s3a.access.key`, else the AWS SDK's usual sources.",
+    S3_SECRET_ACCESS_KEY: "The secret key of those listings. Unset: the session's "
+                          "`fs.s3a.secret.key`, else the AWS SDK's usual sources.",
+    S3_SESSION_TOKEN: "The session token of those listings. Unset: the session's "
+                      "`fs.s3a.session.token`, else the AWS SDK's usual sources.",
+}
+_KERBEROS_DOCS = {
+    KERBEROS_PRINCIPAL: "The metastore's Kerberos principal (`hive/_HOST@EXAMPLE.COM`; `_HOST` "
+                        "is the host connected to): setting it turns Kerberos on. Unset: "
+                        "`hive.metastore.kerberos.principal` when `hive.metastore.sasl.enabled` "
+                        "is true, else no Kerberos.",
+    KERBEROS_CLIENT_PRINCIPAL: "The principal the catalog logs in as with the keytab. Unset: "
+                               "`spark.kerberos.principal`, else the ticket cache's.",
+    KERBEROS_KEYTAB: "The keytab the catalog logs in with (logging in again as its tickets "
+                     "near their end). Unset: `spark.kerberos.keytab`, else the ticket cache "
+                     "(`kinit`).",
+}
+
 SETTINGS: dict[str, Setting] = {s.key: s for s in (
-    Setting(DISCOVERY_ENABLED, "table", "boolean", False),
-    Setting(DISCOVERY_WARN_PARTITIONS, "table", "count", 5_000),
-    Setting(DISCOVERY_MAX_PARTITIONS, "table", "count", 50_000, minimum=1),
-    Setting(DISCOVERY_MAX_LIST_CALLS, "table", "count", 10_000, minimum=1),
-    Setting(DISCOVERY_GLOB, "table", "glob", None),
-    Setting(PROJECTION_MAX_PARTITIONS, "table", "count", 1_000_000, minimum=1),
-    Setting(PROJECTION_WARN_PARTITIONS, "table", "count", 100_000),
-    Setting(WRITE_KEEP_REPLACED_SECONDS, "table", "count", 300),
-    Setting(READ_RECURSIVE_DIRECTORIES, "table", "boolean", False),
-    Setting(PROJECTION_ENABLED, "table", "boolean", False, checked_here=False),
-    Setting(PARTITION_COLUMNS_IN_DATA_FILE, "table", "boolean", False),
-    Setting(URI, "catalog", "text", ""),
-    Setting(TIMEOUT, "catalog", "seconds", 600.0),
-    Setting(POOL_SIZE, "catalog", "count", 2, minimum=1),
-    Setting(METASTORE_CATALOG, "catalog", "text", ""),
-    *(Setting(key, "catalog", "text", "") for key in S3_KEYS),
-    *(Setting(key, "catalog", "text", "") for key in KERBEROS_KEYS),
-    Setting(TLS_ENABLED, "catalog", "boolean", False),
-    Setting(TLS_CA_FILE, "catalog", "text", ""),
-    Setting(HIVE_DYNAMIC_PARTITION, "hive", "boolean", True),
+    Setting(DISCOVERY_ENABLED, "table", "boolean", False,
+            "Find the table's partitions under its location at query time, from its "
+            "`key=value` directories, instead of asking the metastore; the walk prunes by the "
+            "query's filters as it descends."),
+    Setting(DISCOVERY_WARN_PARTITIONS, "table", "count", 5_000,
+            "Log a warning, naming the table, the count and the partition columns a filter "
+            "would bound it by, when a discovery scan or path read selects more partitions."),
+    Setting(DISCOVERY_MAX_PARTITIONS, "table", "count", 50_000,
+            "Fail a discovery scan or path read, naming the table, when it would select more "
+            "partitions; nothing is read.", minimum=1),
+    Setting(DISCOVERY_MAX_LIST_CALLS, "table", "count", 10_000,
+            "Fail a discovery scan or path read, naming the table, when listing its "
+            "directories takes more list calls; nothing is read. Path reads whose type "
+            "inference would need more sample the tree instead.", minimum=1),
+    Setting(DISCOVERY_GLOB, "table", "glob", None,
+            "Walk only the paths below the table location that match this glob (`*`, `**`, "
+            "`?`, `{a,b}`, `{N..M}`), directories first and, last, file names. Path reads set "
+            "it from their glob."),
+    Setting(PROJECTION_MAX_PARTITIONS, "table", "count", 1_000_000,
+            "Fail a scan of a projection table, naming the table and the count, when it could "
+            "read more projected partitions; nothing is read.", minimum=1),
+    Setting(PROJECTION_WARN_PARTITIONS, "table", "count", 100_000,
+            "Log a warning, naming the table, the count and the partition columns a filter "
+            "would bound it by, when a scan of a projection table considers more projected "
+            "partitions."),
+    Setting(WRITE_KEEP_REPLACED_SECONDS, "table", "count", 300,
+            "Seconds the files an overwrite replaced are kept after the switch, for queries "
+            "still reading them; the first write, query or `hmscatalog recover` after that "
+            "deletes them. 0 for tables read as directory trees."),
+    Setting(READ_RECURSIVE_DIRECTORIES, "table", "boolean", False,
+            "Also read the files in subdirectories of a partition directory, at any depth, "
+            "except hidden ones (`_x`, `.x`), as Trino's `hive.recursive-directories` does "
+            "(Hive on Tez writes `UNION ALL` output to `HIVE_UNION_SUBDIR_<n>/`)."),
+    Setting(PROJECTION_ENABLED, "table", "boolean", False,
+            "Compute the table's partitions from its `projection.<column>.*` properties "
+            "instead of fetching or listing them (Athena's partition projection); the "
+            "metastore's partitions are ignored while it is on.", checked_here=False),
+    Setting(PARTITION_COLUMNS_IN_DATA_FILE, "table", "boolean", False,
+            "Write the partition columns into the data files too; by default they are only "
+            "in the directory names, as in Hive and Spark."),
+    Setting(URI, "catalog", "text", "",
+            "The metastore's `thrift://host:port` URI; several, comma-separated, fail over "
+            "in order. Required unless `attach` is given `uri=`."),
+    Setting(TIMEOUT, "catalog", "seconds", 600.0,
+            "Seconds a metastore call may take before it fails (it is not sent again)."),
+    Setting(POOL_SIZE, "catalog", "count", 2,
+            "Metastore connections the catalog's sessions share; calls beyond them wait for "
+            "a free one.", minimum=1),
+    Setting(METASTORE_CATALOG, "catalog", "text", "",
+            "The Hive 3+ metastore catalog holding the databases. Unset: the server's default "
+            "(`metastore.catalog.default`, `hive` unless changed); an error on Hive 2.x."),
+    *(Setting(key, "catalog", "text", "", _S3_DOCS[key]) for key in S3_KEYS),
+    *(Setting(key, "catalog", "text", "", _KERBEROS_DOCS[key]) for key in KERBEROS_KEYS),
+    Setting(TLS_ENABLED, "catalog", "boolean", False,
+            "Speak TLS to the metastore. Unset: on when Hive's `hive.metastore.use.SSL` is "
+            "true or `tls.ca-file` is set."),
+    Setting(TLS_CA_FILE, "catalog", "text", "",
+            "The CA certificates (PEM) the metastore's certificate must chain to; setting it "
+            "turns TLS on unless `tls.enabled` is false. Unset: the system's CAs."),
+    Setting(HIVE_DYNAMIC_PARTITION, "hive", "boolean", True,
+            "Allow INSERTs with dynamic partition columns; false refuses every such INSERT "
+            "of a statement, with Hive's message."),
     Setting(HIVE_DYNAMIC_PARTITION_MODE, "hive", "choice", "strict",
+            "`strict` refuses an INSERT whose PARTITION clause has no static column; "
+            "`nonstrict` allows it. Creates (CTAS, `saveAsTable`...) are not refused.",
             choices=("strict", "nonstrict")),
-    Setting(HIVE_MAX_DYNAMIC_PARTITIONS, "hive", "count", 1_000, minimum=1),
-    Setting(HIVE_MAX_DYNAMIC_PARTITIONS_PER_NODE, "hive", "count", 100, minimum=1),
+    Setting(HIVE_MAX_DYNAMIC_PARTITIONS, "hive", "count", 1_000,
+            "Fail a write, before anything is committed, that would write more partitions.",
+            minimum=1),
+    Setting(HIVE_MAX_DYNAMIC_PARTITIONS_PER_NODE, "hive", "count", 100,
+            "Fail a write in which one task writes more partitions; nothing is committed.",
+            minimum=1),
 )}
 _TABLE = {key: s for key, s in SETTINGS.items() if s.source == "table"}
 # What follows spark.hmscatalog[.<name>]. in a catalog key: uri, timeout, s3.endpoint...

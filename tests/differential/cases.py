@@ -337,7 +337,7 @@ def draw(seed: int) -> Case:
         # The built-in then writes Parquet through Hive's SerDe (decimals as fixed-length byte
         # arrays) and reads it through Hive's reader, which cannot read Spark's INT32/INT64
         # decimals (in the built-in's default files as in hms's): both sides write Hive's
-        # layout (README, differences).
+        # layout (docs/spark-sql.md, differences).
         chosen["spark.sql.parquet.writeLegacyFormat"] = "true"
     if chosen.get("hive.exec.compress.output") == "true":
         chosen["mapreduce.output.fileoutputformat.compress.codec"] = rnd.choice((

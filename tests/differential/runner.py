@@ -42,13 +42,13 @@ BUILTIN_DEPARTURES = {
     "NOT NULL from the query": (
         "the built-in's CTAS keeps a query column's NOT NULL on a partition column, and then "
         "fails (NullPointerException) or finds no row for p IS NULL once '' became the default "
-        "partition (README, differences); Hive has no NOT NULL there: the source rows' "
+        "partition (docs/spark-sql.md, differences); Hive has no NOT NULL there: the source rows' "
         "columns are nullable"),
 }
 
 # Refusals hms shares with every catalog of Spark's data source V2 API: Spark itself refuses the
-# statement before hms sees it (README, differences). A write hms refuses with one of these
-# first lines is not a finding.
+# statement before hms sees it (docs/spark-sql.md, differences). A write hms refuses with one of
+# these first lines is not a finding.
 V2_REFUSALS = {
     "LEGACY store assignment policy is disallowed in Spark data source V2":
         "spark.sql.storeAssignmentPolicy=LEGACY",
@@ -192,7 +192,7 @@ class Runner:
                 text = f"spark.sql({query!r}).writeTo({table!r}).create()"
                 return text, lambda: spark.sql(query).writeTo(table).create()
             # Spark parses each partitionedBy column's name again, as it prints the name (in
-            # back-quotes only if it has a dot): other names back-quoted twice (README,
+            # back-quotes only if it has a dot): other names back-quoted twice (docs/spark-sql.md,
             # differences).
             refs = [quote(n) if "." in n else quote(quote(n)) for n in names]
             text = (f"spark.sql({query!r}).writeTo({table!r})"
@@ -201,7 +201,7 @@ class Runner:
                 *[_col(n) for n in refs]).create()
         if step.kind == "save_as_table":
             # Spark parses partitionBy's names for catalogs other than its own: back-quoted
-            # (README, differences).
+            # (docs/spark-sql.md, differences).
             quoted = [quote(n) for n in names]
             text = f"spark.sql({query!r}).write.partitionBy(*{quoted!r}).saveAsTable({table!r})"
             return text, lambda: spark.sql(query).write.partitionBy(*quoted).saveAsTable(table)
@@ -287,7 +287,7 @@ class Runner:
         spark.sql("SET hive.exec.dynamic.partition.mode=nonstrict")
         # The built-in fails every partition filter on a column whose name needs back-quotes
         # (INTERNAL_ERROR_HIVE_METASTORE_PARTITION_FILTER) unless it may fall back to fetching
-        # every partition (README, differences); hms checks such filters on the client.
+        # every partition (docs/spark-sql.md, differences); hms checks such filters on the client.
         spark.sql(f"SET {FALLBACK}=true")
         for key, value in case.settings:
             spark.sql(f"SET {key}={value}")

@@ -406,7 +406,7 @@ def test_partition_columns_whose_names_need_back_quotes(spark: Any, db: str,
 def test_dataframe_writes_name_such_partition_columns_back_quoted(spark: Any, db: str) -> None:
     """Spark parses the partition column names of DataFrame writes into catalog plugins as SQL
     names (partitionedBy's once more): back-quoted they make the table partitioned by them;
-    unquoted, Spark refuses the call before hms sees it (README, differences)."""
+    unquoted, Spark refuses the call before hms sees it (docs/spark-sql.md, differences)."""
     from pyspark.sql.functions import col
 
     rows = spark.sql("SELECT id AS a, CAST(id % 2 AS STRING) AS `part key`, "

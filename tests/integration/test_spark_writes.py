@@ -169,7 +169,7 @@ def test_a_ctas_partition_of_empty_strings_reads_as_null(spark: Any, db: str,
     """'' as a partition value is Hive's default partition, read as NULL. A query's column is
     NOT NULL when its values are literals; hms's table columns are nullable, as Hive's. The
     built-in keeps NOT NULL on its CTAS's partition column, then fails reading the NULL it
-    stored (README, differences)."""
+    stored (docs/spark-sql.md, differences)."""
     spark.sql("SET hive.exec.dynamic.partition.mode=nonstrict")
     query = f"STORED AS {stored} PARTITIONED BY (p) AS SELECT 1 AS v, '' AS p"
     spark.sql(f"CREATE TABLE hms.{db}.t {query}")

@@ -1,17 +1,16 @@
-"""What a newcomer meets first: the command line's version and help, an import without
-pyspark."""
+"""What a newcomer meets first: the command line's version, an import without pyspark. (That
+every option has a help text is checked with the documentation's references, in
+test_docs_reference.py.)"""
 
 from __future__ import annotations
 
-import argparse
 import subprocess
 import sys
-from collections.abc import Iterator
 from importlib import metadata
 
 import pytest
 
-from hmscatalog.cli.main import build_parser, main
+from hmscatalog.cli.main import main
 
 
 def test_version_prints_the_installed_version(capsys: pytest.CaptureFixture[str]) -> None:
@@ -30,18 +29,3 @@ def test_hmscatalog_spark_without_pyspark_says_what_to_install() -> None:
     assert run.stderr.splitlines()[-1] == (
         "ImportError: hmscatalog.spark needs pyspark 4.0 to 4.3 (import of py4j halted; None "
         "in sys.modules): pip install 'hmscatalog[spark]'")
-
-
-def _options(parser: argparse.ArgumentParser, path: str) -> Iterator[tuple[str, argparse.Action]]:
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            for name, sub in action.choices.items():
-                yield from _options(sub, f"{path} {name}")
-        elif not isinstance(action, argparse._HelpAction | argparse._VersionAction):
-            yield f"{path} {'/'.join(action.option_strings) or action.dest}", action
-
-
-def test_every_command_line_option_says_what_it_is_for() -> None:
-    undocumented = [name for name, action in _options(build_parser(), "hmscatalog")
-                    if not action.help]
-    assert undocumented == []
