@@ -6,12 +6,13 @@ import contextlib
 import hashlib
 import os
 import signal
+import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from jvm_archive import driver_options
+from jvm_archive import driver_options, start_making
 
 from hmscatalog import jars as jar_cache
 from hmscatalog.errors import JarsUnavailable
@@ -92,8 +93,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     test: ``.ci/run`` runs them again with the oldest supported pyspark. Against Hive 4
     metastores, skip the tests that compare with Spark's built-in catalog (``builtin``): it
     cannot read their tables (the comparison for Hive 4 is test_metastore_releases.py's,
-    against 2.3 through hms)."""
+    against 2.3 through hms). The unit tests run first, while the Spark drivers' class archive
+    is made (``_spark_class_archive``)."""
     _select_tier(config, items)
+    items.sort(key=lambda item: not _is_unit(item))
     builtin_skip = pytest.mark.skip(
         reason=f"Spark's built-in Hive catalog (a Hive 2.3.10 client) cannot talk to Hive "
         f"{release(HIVE_VERSION).version}: it calls get_table, which Hive 4.0.1 removed")
@@ -229,14 +232,18 @@ def remote(request: pytest.FixtureRequest, spark: Any) -> Remote:
 
 def _stopped_children() -> list[int]:
     """This process's children that are stopped (SIGSTOP), from /proc."""
+    children = set()
+    for listed in Path("/proc/self/task").glob("*/children"):
+        with contextlib.suppress(OSError):
+            children.update(int(pid) for pid in listed.read_text().split())
     found = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
+    for pid in children:
         try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
         except (OSError, IndexError):
             continue
-        if fields[0] in ("T", "t") and int(fields[1]) == os.getpid():
-            found.append(int(stat.parent.name))
+        if state in ("T", "t"):
+            found.append(pid)
     return found
 
 
@@ -251,14 +258,31 @@ def _no_stopped_child_left() -> Iterator[None]:
             os.waitpid(pid, 0)
 
 
+def _is_unit(item: pytest.Item) -> bool:
+    return "unit" in item.path.relative_to(item.config.rootpath).parts[:2]
+
+
 @pytest.fixture(scope="session", autouse=True)
-def _spark_driver_options(request: pytest.FixtureRequest) -> None:
-    """Every Spark driver the tests start (the session's, and those of child processes, which
-    inherit the environment) starts from a class archive (tests/jvm_archive.py), made once per
-    machine when a selected test uses Spark."""
-    if "SPARK_SUBMIT_OPTS" not in os.environ and any(
+def _spark_class_archive(request: pytest.FixtureRequest) -> subprocess.Popen[str] | None:
+    """The process making the Spark drivers' class archive (tests/jvm_archive.py), started as
+    the session starts when a selected test uses Spark and the archive is missing: the unit
+    tests, which run first, start no JVM."""
+    if "SPARK_SUBMIT_OPTS" in os.environ or not any(
             item.get_closest_marker("spark") for item in request.session.items):
-        os.environ["SPARK_SUBMIT_OPTS"] = driver_options(jar_cache.home())
+        return None
+    return start_making(jar_cache.home())
+
+
+@pytest.fixture(autouse=True)
+def _spark_driver_options(request: pytest.FixtureRequest,
+                          _spark_class_archive: subprocess.Popen[str] | None) -> None:
+    """Before the first test that may start a Spark driver: SPARK_SUBMIT_OPTS, which Spark's
+    launcher gives every driver (the session's, and those of child processes, which inherit
+    the environment), with the class archive once it is made."""
+    if "SPARK_SUBMIT_OPTS" not in os.environ and not _is_unit(request.node) and any(
+            item.get_closest_marker("spark") for item in request.session.items):
+        os.environ["SPARK_SUBMIT_OPTS"] = driver_options(jar_cache.home(),
+                                                         _spark_class_archive)
 
 
 @pytest.fixture(scope="session")

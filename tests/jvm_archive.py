@@ -8,7 +8,8 @@ small query in about half the time and a third of the CPU. The archive is made o
 and pyspark (its name holds a digest of both), by a child process that starts a driver with
 ``-XX:ArchiveClassesAtExit``, runs a few statements and exits; the JVM writes the archive as it
 exits, to a temporary name that becomes the archive's only after a clean exit, so a killed run
-leaves no archive that a later JVM would map. A JVM whose classes do not match an archive
+leaves no archive that a later JVM would map. The test session makes it while its unit tests
+run, which start no JVM. A JVM whose classes do not match an archive
 ignores it (``-Xshare:auto``, its message silenced) and starts as without.
 
     python tests/jvm_archive.py ARCHIVE  (the child: write the archive to ARCHIVE)
@@ -45,18 +46,28 @@ def archive_path(home: Path) -> Path:
     return home / "class-archives" / f"spark-driver-{digest}.jsa"
 
 
-def driver_options(home: Path) -> str:
-    """``SPARK_SUBMIT_OPTS`` for the tests' drivers: the archive, made first if missing (a
-    failure to make it costs speed, never a test)."""
+def start_making(home: Path) -> subprocess.Popen[str] | None:
+    """Start making the archive in the background, unless it exists: the process doing it."""
     archive = archive_path(home)
-    if not archive.exists():
-        archive.parent.mkdir(parents=True, exist_ok=True)
-        made = subprocess.run([sys.executable, __file__, str(archive)], capture_output=True,
-                              text=True, timeout=600, check=False)
-        if made.returncode != 0 or not archive.exists():
-            print(f"note: no class archive for Spark drivers ({made.stderr.strip()[-300:]})",
+    if archive.exists():
+        return None
+    archive.parent.mkdir(parents=True, exist_ok=True)
+    return subprocess.Popen([sys.executable, __file__, str(archive)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def driver_options(home: Path, maker: subprocess.Popen[str] | None) -> str:
+    """``SPARK_SUBMIT_OPTS`` for the tests' drivers, once ``maker`` (:func:`start_making`) has
+    ended: with the archive, if there is one (a failure to make it costs speed, never a
+    test)."""
+    archive = archive_path(home)
+    if maker is not None:
+        _, err = maker.communicate(timeout=600)
+        if maker.returncode != 0 or not archive.exists():
+            print(f"note: no class archive for Spark drivers ({err.strip()[-300:]})",
                   file=sys.stderr)
-            return " ".join(SHORT_LIVED_JVM)
+    if not archive.exists():
+        return " ".join(SHORT_LIVED_JVM)
     return " ".join([*SHORT_LIVED_JVM, f"-XX:SharedArchiveFile={archive}", _QUIET])
 
 

@@ -78,9 +78,15 @@ def _uses_spark(page: Path) -> bool:
     return any(_runs(b) and "pyspark" in b.text for b in blocks(page))
 
 
+# The pages a newcomer reads first run in the quick tier; the others in the thorough tier.
+QUICK = ("README.md", "docs/getting-started.md")
+
+
 def _param(page: Path) -> object:
+    name = page.relative_to(ROOT).as_posix()
     marks = [pytest.mark.spark] if _uses_spark(page) else []
-    return pytest.param(page, marks=marks, id=page.relative_to(ROOT).as_posix())
+    return pytest.param(page, marks=marks if name in QUICK else [*marks, pytest.mark.thorough],
+                        id=name)
 
 
 def _substitute(text: str, uri: str, s3: str) -> str:
