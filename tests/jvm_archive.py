@@ -52,8 +52,9 @@ def start_making(home: Path) -> subprocess.Popen[str] | None:
     if archive.exists():
         return None
     archive.parent.mkdir(parents=True, exist_ok=True)
+    # Not a pipe, which nobody reads until it ends: full, it would stop the maker.
     return subprocess.Popen([sys.executable, __file__, str(archive)], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.DEVNULL, text=True)
 
 
 def driver_options(home: Path, maker: subprocess.Popen[str] | None) -> str:
@@ -61,11 +62,9 @@ def driver_options(home: Path, maker: subprocess.Popen[str] | None) -> str:
     ended: with the archive, if there is one (a failure to make it costs speed, never a
     test)."""
     archive = archive_path(home)
-    if maker is not None:
-        _, err = maker.communicate(timeout=600)
-        if maker.returncode != 0 or not archive.exists():
-            print(f"note: no class archive for Spark drivers ({err.strip()[-300:]})",
-                  file=sys.stderr)
+    if maker is not None and maker.wait(timeout=600) != 0:
+        print(f"note: no class archive for Spark drivers: `python {__file__} {archive}` "
+              f"ended with {maker.returncode}", file=sys.stderr)
     if not archive.exists():
         return " ".join(SHORT_LIVED_JVM)
     return " ".join([*SHORT_LIVED_JVM, f"-XX:SharedArchiveFile={archive}", _QUIET])
