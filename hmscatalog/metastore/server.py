@@ -235,7 +235,8 @@ def start(
     """Start a metastore server in the background, or return the one already on ``data_dir``.
 
     Args:
-        port: the Thrift port.
+        port: the Thrift port; 0: a free one (picked again if another program takes it
+            before the server binds it), or the running server's.
         data_dir: where configuration, Derby database, warehouse and log live.
         db: ``derby`` or a ``postgresql://`` URI.
         host: the address the server listens on (a name or an IP address; ``0.0.0.0``: every
@@ -274,7 +275,7 @@ def start(
         raise ServerError(f"TLS keystore {tls_keystore} does not exist")
     running = status(data_dir)
     if running is not None:
-        if (running.port == port and running.host == host
+        if (port in (0, running.port) and running.host == host
                 and running.kerberos_principal == (kerberos and kerberos.service_principal)
                 and running.tls == bool(tls_keystore)
                 and running.db == backing_db(db, data_dir).label

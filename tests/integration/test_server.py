@@ -38,9 +38,11 @@ def test_cli_start_status_stop(tmp_path: Path) -> None:
     try:
         with MetastoreClient(uri) as c:
             c.create_database("cli_db")
-        again = _cli("metastore", "start", "--port", str(port), "--data-dir", str(data_dir))
-        assert again.returncode == 0 and "already running" in again.stderr
-        other = _cli("metastore", "start", "--port", "0",
+        for asked in (str(port), "0"):  # its port, or any
+            again = _cli("metastore", "start", "--port", asked, "--data-dir", str(data_dir))
+            assert again.returncode == 0 and "already running" in again.stderr
+            assert again.stdout.strip() == uri
+        other = _cli("metastore", "start", "--port", str(port + 1),  # refused before binding
                      "--data-dir", str(data_dir))
         assert other.returncode == 1
         assert f"data dir {data_dir} is in use" in other.stderr
