@@ -273,22 +273,28 @@ def _spark_class_archive(request: pytest.FixtureRequest) -> subprocess.Popen[str
     return start_making(jar_cache.home())
 
 
+@pytest.fixture(scope="session")
+def spark_driver_options(_spark_class_archive: subprocess.Popen[str] | None) -> str:
+    """SPARK_SUBMIT_OPTS, which Spark's launcher gives every driver (the session's, and those
+    of child processes, which inherit the environment), with the class archive once it is
+    made. Fixtures that start a Spark driver ask for it, so that it is set before they do."""
+    if "SPARK_SUBMIT_OPTS" not in os.environ:
+        os.environ["SPARK_SUBMIT_OPTS"] = driver_options(jar_cache.home(), _spark_class_archive)
+    return os.environ["SPARK_SUBMIT_OPTS"]
+
+
 @pytest.fixture(autouse=True)
-def _spark_driver_options(request: pytest.FixtureRequest,
-                          _spark_class_archive: subprocess.Popen[str] | None) -> None:
-    """Before the first test that may start a Spark driver: SPARK_SUBMIT_OPTS, which Spark's
-    launcher gives every driver (the session's, and those of child processes, which inherit
-    the environment), with the class archive once it is made."""
-    if "SPARK_SUBMIT_OPTS" not in os.environ and not _is_unit(request.node) and any(
-            item.get_closest_marker("spark") for item in request.session.items):
-        os.environ["SPARK_SUBMIT_OPTS"] = driver_options(jar_cache.home(),
-                                                         _spark_class_archive)
+def _spark_driver_options(request: pytest.FixtureRequest) -> None:
+    """Before every test past the unit tests: the drivers' options (for tests whose child
+    processes start Spark)."""
+    if not _is_unit(request.node):
+        request.getfixturevalue("spark_driver_options")
 
 
 @pytest.fixture(scope="session")
 def spark(metastore: server.ServerInfo, moto_s3: MotoServer,  # type: ignore[no-untyped-def]
           s3a_fetched: list[str] | str, json_fetched: list[str] | str,
-          tmp_path_factory: pytest.TempPathFactory):
+          tmp_path_factory: pytest.TempPathFactory, spark_driver_options: str):
     """A local SparkSession whose built-in Hive catalog uses the test metastore; S3A on its
     class path, pointed at moto's server."""
     pyspark_sql = pytest.importorskip("pyspark.sql")

@@ -37,8 +37,8 @@ def _wait_for_port(port: int, process: subprocess.Popen[str], log: Path) -> None
 
 
 @pytest.fixture(scope="module")
-def serving(metastore_uri: str,
-            tmp_path_factory: pytest.TempPathFactory) -> Iterator[subprocess.Popen[str]]:
+def serving(metastore_uri: str, tmp_path_factory: pytest.TempPathFactory,
+            spark_driver_options: str) -> Iterator[subprocess.Popen[str]]:
     """``hmscatalog serve`` on a free port (``serving.args[-1]``), with the defaults."""
     port = free_port()
     log = tmp_path_factory.mktemp("serve") / "serve.log"
