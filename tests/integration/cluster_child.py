@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 
 from pyspark.sql import SparkSession
 
@@ -33,8 +34,15 @@ if __name__ == "__main__":
     def plan(sql: str) -> str:
         return str(spark.sql(sql)._jdf.queryExecution().executedPlan().toString())
 
-    executors = spark.sparkContext._jsc.sc().getExecutorMemoryStatus().size() - 1
-    found: dict[str, object] = {"executors": executors}
+    def executors() -> int:
+        return int(spark.sparkContext._jsc.sc().getExecutorMemoryStatus().size()) - 1
+
+    # The executors register some seconds after the driver starts: the work below waits for
+    # both, so that it runs in their JVMs.
+    deadline = time.monotonic() + 120
+    while executors() < 2 and time.monotonic() < deadline:
+        time.sleep(0.5)
+    found: dict[str, object] = {"executors": executors()}
     spark.sql(f"CREATE TABLE hms.{database}.on_hdfs (v BIGINT) PARTITIONED BY (k INT) "
               f"STORED AS PARQUET LOCATION '{hdfs_root}/on_hdfs'")
     spark.sql(f"INSERT INTO hms.{database}.on_hdfs SELECT /*+ REPARTITION(4) */ id, "
