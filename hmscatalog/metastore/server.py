@@ -23,6 +23,7 @@ import contextlib
 import fcntl
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -375,16 +376,12 @@ def _run(command: list[str], info: ServerInfo, label: str, timeout_s: float,
             command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
             cwd=info.data_dir, start_new_session=True,
         )
-    bound = launcher.BOUND.encode(), f" port {info.port}".encode()
+    bound = re.compile(rf"^{re.escape(launcher.BOUND)}\S+ port {info.port}$".encode(), re.M)
 
     def log_since() -> bytes:
         with open(log_path, "rb") as log:
             log.seek(since)
             return log.read()
-
-    def bound_here() -> bool:
-        return any(line.startswith(bound[0]) and line.rstrip().endswith(bound[1])
-                   for line in log_since().splitlines())
 
     began = time.monotonic()
     while True:
@@ -398,7 +395,7 @@ def _run(command: list[str], info: ServerInfo, label: str, timeout_s: float,
                 f"last lines of {log_path}:\n{log_tail(log_path)}"
             )
         if answers():
-            if bound_here():
+            if bound.search(log_since()):
                 return replace(info, pid=proc.pid)
             _terminate(proc.pid)
             raise _PortTaken()
