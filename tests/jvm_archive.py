@@ -17,6 +17,7 @@ ignores it (``-Xshare:auto``, its message silenced) and starts as without.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import shutil
@@ -72,7 +73,15 @@ def driver_options(home: Path, maker: subprocess.Popen[str] | None) -> str:
 
 def _make(archive: Path) -> None:
     """Start a driver that writes its classes to a temporary file as it exits; rename that
-    after the JVM ended with status 0."""
+    after the JVM ended with status 0. One maker at a time: the test sessions of several
+    worker processes each start one, and those after the first find the archive made."""
+    with open(archive.with_name(f"{archive.name}.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not archive.exists():
+            _make_unlocked(archive)
+
+
+def _make_unlocked(archive: Path) -> None:
     from pyspark.sql import SparkSession
 
     partial = archive.with_name(f"{archive.name}.{os.getpid()}.tmp")
