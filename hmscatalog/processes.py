@@ -1,12 +1,16 @@
-"""What starting the JVM servers hmscatalog runs (the metastore, a mini HDFS) needs: Java, a
-free port, the tail of a log for error messages."""
+"""What starting and stopping the JVM servers hmscatalog runs (the metastore, a mini HDFS)
+needs: Java, a free port, the tail of a log for error messages, and telling when a server
+process has ended (from any process, not only its parent)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import shutil
+import signal
 import socket
+import time
 from pathlib import Path
 
 from hmscatalog.errors import ServerError
@@ -62,3 +66,80 @@ def log_tail(path: Path, lines: int = 25) -> str:
     except OSError:
         return ""
     return "\n".join(text.rstrip().splitlines()[-lines:])
+
+
+def accepts(host: str, port: int) -> bool:
+    """Whether something accepts TCP connections on host:port."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.settimeout(0.5)
+        return sock.connect_ex((host, port)) == 0
+
+
+def wait_closed(host: str, port: int, timeout_s: float = 10.0) -> None:
+    """Until nothing accepts connections on host:port (or ``timeout_s`` passes)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline and accepts(host, port):
+        time.sleep(0.1)
+
+
+def port_free(host: str, port: int) -> bool:
+    """Whether a server could listen on ``host:port`` now (nothing listens or answers there)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        # As Java's server sockets do: connections lingering in TIME_WAIT do not block a bind.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OSError:
+            return False
+    return not accepts(host, port)
+
+
+def alive(pid: int, main: str) -> bool:
+    """Whether process ``pid`` runs and is the JVM whose command line names ``main`` (its main
+    class): after a reboot or a crash, another program may have the pid."""
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        try:
+            os.kill(pid, 0)
+        except OSError:
+            return False
+        return True
+    return main.encode() in cmdline
+
+
+def gone(pid: int, main: str) -> bool:
+    """Whether the server process has exited and closed its files (its listening socket, its
+    database): no such process, a zombie whose threads have all ended, or the pid taken by
+    another program. While a JVM exits, its cmdline reads empty and its main thread may be a
+    zombie before its other threads end and its files close, so :func:`alive` alone would let
+    a restart find the port still taken."""
+    proc = Path(f"/proc/{pid}")
+    try:
+        state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        cmdline = (proc / "cmdline").read_bytes()
+        threads = os.listdir(proc / "task")
+    except (OSError, IndexError):
+        return not alive(pid, main)
+    if state in ("Z", "X"):
+        return threads == [str(pid)]
+    return bool(cmdline) and main.encode() not in cmdline
+
+
+def terminate(pid: int, main: str, timeout_s: float = 30.0) -> None:
+    """End the server ``pid`` (started in a session of its own) and its process group: SIGTERM,
+    then SIGKILL after ``timeout_s``; returns once it is :func:`gone`."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(pid, sig)
+        except ProcessLookupError:
+            return
+        except PermissionError:
+            os.kill(pid, sig)
+        deadline = time.monotonic() + (timeout_s if sig == signal.SIGTERM else 10.0)
+        while time.monotonic() < deadline:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, os.WNOHANG)
+            if gone(pid, main):
+                return
+            time.sleep(0.1)

@@ -24,7 +24,6 @@ import fcntl
 import json
 import os
 import re
-import signal
 import socket
 import subprocess
 import time
@@ -39,10 +38,18 @@ from hmscatalog.metastore.releases import SERVER_MAIN, release
 from hmscatalog.metastore.sasl import Kerberos
 from hmscatalog.metastore.setup import POSTGRES_JDBC_JARS, backing_db
 from hmscatalog.metastore.tls import Tls
-from hmscatalog.processes import find_java, free_port, log_tail
+from hmscatalog.processes import (
+    alive,
+    find_java,
+    free_port,
+    log_tail,
+    port_free,
+    terminate,
+    wait_closed,
+)
 
-__all__ = ["POSTGRES_JDBC_JARS", "ServerInfo", "backing_db", "free_port", "start", "status",
-           "stop"]
+__all__ = ["POSTGRES_JDBC_JARS", "ServerInfo", "backing_db", "free_port", "port_free", "start",
+           "status", "stop"]
 
 DEFAULT_PORT = 9083
 DEFAULT_HOST = "127.0.0.1"
@@ -96,62 +103,6 @@ def find_spark_jars() -> Path:
     ):
         raise ServerError(f"no hive-metastore jar in {jars}: reinstall pyspark")
     return jars
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        try:
-            os.kill(pid, 0)
-        except OSError:
-            return False
-        return True
-    return SERVER_MAIN.encode() in cmdline
-
-
-def _gone(pid: int) -> bool:
-    """Whether the server process has exited and closed its files (its listening socket, its
-    Derby database): no such process, a zombie whose threads have all ended, or the pid taken
-    by another program. While a JVM exits, its cmdline reads empty and its main thread may be
-    a zombie before its other threads end and its files close, so :func:`_pid_alive` alone
-    would let a restart find the port still taken."""
-    proc = Path(f"/proc/{pid}")
-    try:
-        state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
-        cmdline = (proc / "cmdline").read_bytes()
-        threads = os.listdir(proc / "task")
-    except (OSError, IndexError):
-        return not _pid_alive(pid)
-    if state in ("Z", "X"):
-        return threads == [str(pid)]
-    return bool(cmdline) and SERVER_MAIN.encode() not in cmdline
-
-
-def _accepts(host: str, port: int) -> bool:
-    """Whether something accepts TCP connections on host:port."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.settimeout(0.5)
-        return sock.connect_ex((host, port)) == 0
-
-
-def _wait_closed(host: str, port: int, timeout_s: float = 10.0) -> None:
-    """Until nothing accepts connections on host:port (or ``timeout_s`` passes)."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline and _accepts(host, port):
-        time.sleep(0.1)
-
-
-def port_free(host: str, port: int) -> bool:
-    """Whether a server could listen on ``host:port`` now (nothing listens or answers there)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        # As Java's server sockets do: connections lingering in TIME_WAIT do not block a bind.
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            sock.bind((host, port))
-        except OSError:
-            return False
-    return not _accepts(host, port)
 
 
 def _derby_locked(data_dir: Path) -> bool:
@@ -209,7 +160,7 @@ def status(data_dir: Path | None = None) -> ServerInfo | None:
         info = ServerInfo(**json.loads(state.read_text()))
     except (OSError, ValueError, TypeError):
         return None
-    if not _pid_alive(info.pid):
+    if not alive(info.pid, SERVER_MAIN):
         with contextlib.suppress(OSError):
             state.unlink()
         return None
@@ -397,10 +348,10 @@ def _run(command: list[str], info: ServerInfo, label: str, timeout_s: float,
         if answers():
             if bound.search(log_since()):
                 return replace(info, pid=proc.pid)
-            _terminate(proc.pid)
+            terminate(proc.pid, SERVER_MAIN)
             raise _PortTaken()
         if waited > timeout_s:
-            _terminate(proc.pid)
+            terminate(proc.pid, SERVER_MAIN)
             raise ServerError(
                 f"the {label} server did not answer on port {info.port} within "
                 f"{timeout_s:.0f}s; "
@@ -409,23 +360,6 @@ def _run(command: list[str], info: ServerInfo, label: str, timeout_s: float,
         if on_wait is not None:
             on_wait(waited)
         time.sleep(0.5)
-
-
-def _terminate(pid: int, timeout_s: float = 30.0) -> None:
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        try:
-            os.killpg(pid, sig)
-        except ProcessLookupError:
-            return
-        except PermissionError:
-            os.kill(pid, sig)
-        deadline = time.monotonic() + (timeout_s if sig == signal.SIGTERM else 10.0)
-        while time.monotonic() < deadline:
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(pid, os.WNOHANG)
-            if _gone(pid):
-                return
-            time.sleep(0.1)
 
 
 def stop(data_dir: Path | None = None, timeout_s: float = 30.0) -> ServerInfo:
@@ -438,8 +372,8 @@ def stop(data_dir: Path | None = None, timeout_s: float = 30.0) -> ServerInfo:
     info = status(data_dir)
     if info is None:
         raise ServerError(f"no metastore server is running with data dir {data_dir}")
-    _terminate(info.pid, timeout_s)
-    _wait_closed(info.host, info.port)  # a restart on the same port finds it free
+    terminate(info.pid, SERVER_MAIN, timeout_s)
+    wait_closed(info.host, info.port)  # a restart on the same port finds it free
     with contextlib.suppress(OSError):
         _state_file(data_dir).unlink()
     return info

@@ -8,7 +8,6 @@ data directory. Spark's own Hadoop client opens ``hdfs://127.0.0.1:<port>/`` wit
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import time
 from dataclasses import dataclass
@@ -16,7 +15,7 @@ from pathlib import Path
 
 from hmscatalog.errors import ServerError
 from hmscatalog.jars import classpath
-from hmscatalog.processes import find_java, free_port, log_tail
+from hmscatalog.processes import find_java, free_port, log_tail, terminate
 from hmscatalog.storage import hadoop_jars
 
 _MAIN = "org.apache.hadoop.mapreduce.MiniHadoopClusterManager"
@@ -38,19 +37,7 @@ class MiniHdfs:
 
     def stop(self, timeout_s: float = 30.0) -> None:
         """Stop the cluster's JVM (and with it name node and data node)."""
-        for sig in (signal.SIGTERM, signal.SIGKILL):
-            try:
-                os.killpg(self.pid, sig)
-            except ProcessLookupError:
-                return
-            deadline = time.monotonic() + timeout_s
-            while time.monotonic() < deadline:
-                try:
-                    if os.waitpid(self.pid, os.WNOHANG)[0]:
-                        return
-                except ChildProcessError:
-                    return
-                time.sleep(0.1)
+        terminate(self.pid, _MAIN, timeout_s)
 
 
 def start(data_dir: Path, port: int | None = None, heap: str = "512m",
