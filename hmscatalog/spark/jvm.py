@@ -18,6 +18,7 @@ from typing import Any, NoReturn
 
 from py4j.java_gateway import JavaClass, JavaObject
 from py4j.protocol import Py4JJavaError
+from pyspark.errors.exceptions.captured import CapturedException
 
 from hmscatalog.errors import HmsCatalogError
 from hmscatalog.metastore.model import Column
@@ -239,12 +240,17 @@ class Jvm:
         Java method declares them, and Spark builds messages only for the error conditions it
         knows: ``SparkRuntimeException`` under a condition whose message is the bare
         ``<message>`` gives exactly our text, and PySpark raises it as its own
-        ``SparkRuntimeException``."""
+        ``SparkRuntimeException``. A Spark error that a call back into Spark raised keeps
+        Spark's message (``[TABLE_OR_VIEW_NOT_FOUND] ...``)."""
+        cause = self.cls("java.lang.RuntimeException")("".join(traceback.format_exception(exc)))
+        if isinstance(exc, CapturedException):
+            # Spark's own error, from a call hms made back into Spark (the query of a view
+            # being created, analysed in the session): in Spark's words, condition first.
+            return self.bare_error(exc.getMessage() or type(exc).__name__, cause)
         kind = error_kind(exc)
         message = str(exc).strip() or type(exc).__name__
         if kind == "HMS_INTERNAL_ERROR":
             message = f"hms failed in {where}: {type(exc).__name__}: {message}"
-        cause = self.cls("java.lang.RuntimeException")("".join(traceback.format_exception(exc)))
         return self.bare_error(f"[{kind}] {message}", cause)
 
     def bare_error(self, text: str, cause: Any) -> Any:

@@ -238,6 +238,9 @@ def test_view_statements_refuse_as_the_builtin(spark: Any, db: str, base: str,
         assert refusal(spark, f"CREATE VIEW {catalog}.{db}.v (a, b, c) AS "
                        f"SELECT id FROM hms.{db}.base").startswith(
             "[CREATE_VIEW_COLUMN_ARITY_MISMATCH.NOT_ENOUGH_DATA_COLUMNS]"), catalog
+    for catalog in ("hms", "spark_catalog"):
+        assert refusal(spark, f"CREATE VIEW {catalog}.{db}.v AS SELECT * FROM {db}.missing"
+                       ).startswith("[TABLE_OR_VIEW_NOT_FOUND]"), catalog
     spark.sql("CREATE TEMPORARY VIEW tmp AS SELECT 1 AS x")
     try:
         for catalog in ("hms", "spark_catalog"):
