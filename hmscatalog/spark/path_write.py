@@ -26,7 +26,7 @@ from hmscatalog.spark.internals import session
 from hmscatalog.spark.internals.write import FileWrite, attributes_by_name, prepare_file_write
 from hmscatalog.spark.jvm import CATALOG_PKG, JavaProxy, Jvm, quoted
 from hmscatalog.spark.partition_guard import partition_guard
-from hmscatalog.spark.write import WRITE, SortedWrite
+from hmscatalog.spark.write import WRITE, SortedWrite, writers_umask
 from hmscatalog.storage.filesystems import Storage, on_object_store, open_storage
 from hmscatalog.write.paths import (
     PathCommit,
@@ -160,7 +160,7 @@ def _plan(spark: Any, jvm: Jvm, df: Any, path: str, partition_by: Sequence[str],
                          "hold none; set partition_columns_in_data_file=True")
     check_options(options or {}, where, properties=False)
     location = path.rstrip("/") or path
-    settings = {**storage_options(spark), **(options or {})}
+    settings = {**storage_options(spark), **writers_umask(jvm, location), **(options or {})}
     storage, root = open_storage(location, settings)
     if on_object_store(location):
         if not location.startswith("s3a://"):

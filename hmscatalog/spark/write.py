@@ -25,12 +25,13 @@ from hmscatalog.partitions.spec import PartitionSpec
 from hmscatalog.partitions.types import format_value
 from hmscatalog.spark.compression import check_compression, native_options
 from hmscatalog.spark.filters import translate_v2
-from hmscatalog.spark.internals.session import conf_value
+from hmscatalog.spark.internals.session import conf_value, hadoop_conf
 from hmscatalog.spark.internals.write import FileWrite, attributes_by_name, prepare_file_write
 from hmscatalog.spark.jvm import JavaProxy, Jvm, quoted
 from hmscatalog.spark.partition_guard import table_partition_guard
 from hmscatalog.spark.scan import CatalogContext
 from hmscatalog.storage.filesystems import on_object_store
+from hmscatalog.storage.local import umask_option
 from hmscatalog.write import recovery
 from hmscatalog.write.commit import TableCommit, new_write_id
 from hmscatalog.write.direct import DirectCommit
@@ -178,6 +179,18 @@ class SortedWrite(JavaProxy):
         return self.description()
 
 
+def writers_umask(jvm: Jvm, location: str) -> dict[str, str]:
+    """The storage option of the umask Spark's file writers apply at ``location``: that of the
+    Hadoop file system they write through, which Hadoop keeps per scheme from its first use
+    (``fs.<scheme>.impl.disable.cache`` aside), so that what a commit makes matches the files
+    the tasks wrote. None on object stores, which keep no permissions."""
+    if on_object_store(location):
+        return {}
+    conf = hadoop_conf(jvm)
+    file_system = jvm.cls("org.apache.hadoop.fs.Path")(location).getFileSystem(conf)
+    return umask_option(file_system.getConf().get)
+
+
 class HmsBatchWrite(JavaProxy):
     """Sets up Spark's file writers over the staging directory; commits or aborts the write."""
 
@@ -196,15 +209,15 @@ class HmsBatchWrite(JavaProxy):
         self._direct = on_object_store(table.location)
         self._committing = False
         self._commit: TableCommit | DirectCommit
+        options = {**context.storage_options, **writers_umask(self._jvm, table.location or "")}
         if self._direct:
             # No lock, no read looks for records on S3: each write ends those of dead ones.
-            recovery.recover(context.metastore, table, storage_options=context.storage_options)
-            self._commit = DirectCommit(context.metastore, table, self._write_id, mode,
-                                        context.storage_options)
+            recovery.recover(context.metastore, table, storage_options=options)
+            self._commit = DirectCommit(context.metastore, table, self._write_id, mode, options)
             output = self._commit.base_uri
             elsewhere = self._commit.partitions_elsewhere(static)
         else:
-            self._commit = TableCommit(context.metastore, table, self._write_id)
+            self._commit = TableCommit(context.metastore, table, self._write_id, options)
             output, elsewhere = self._commit.staging_uri, []
         self._commit.begin()
         try:

@@ -330,9 +330,9 @@ def open_storage(uri: str, options: Mapping[str, str] | None = None) -> tuple[St
 
     scheme, path = _split(uri)
     if scheme == "file":
-        from hmscatalog.storage.local import LocalStorage  # it extends Storage
+        from hmscatalog.storage.local import UMASK_KEY, LocalStorage, umask  # extends Storage
 
-        return LocalStorage(), path
+        return LocalStorage(umask((options or {}).get(UMASK_KEY))), path
     if scheme not in S3_SCHEMES and _hadoop_opener is not None:
         return _hadoop_opener(uri), path
     try:

@@ -1,18 +1,65 @@
 """Local disk: listings through ``pyarrow.fs`` as everywhere, changes through ``os``.
 
 The write commit keeps its journal and moves its files here, and relies on what POSIX promises:
-a rename is atomic, and data (or a directory entry) is on disk once it was fsynced.
+a rename is atomic, and data (or a directory entry) is on disk once it was fsynced. The
+directories and files it makes get the permissions Hadoop's umask gives
+(``fs.permissions.umask-mode``, 022 unless set), as those Spark's tasks write do; the process's
+own umask may narrow them further.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
+from hmscatalog.errors import InvalidSetting
 from hmscatalog.storage.filesystems import Storage
 from hmscatalog.write import faults
+
+UMASK_KEY = "fs.permissions.umask-mode"
+HADOOP_UMASK = 0o022  # the key's default in Hadoop
+_WHO = {"u": 0o700, "g": 0o070, "o": 0o007}
+_WHAT = {"r": 0o444, "w": 0o222, "x": 0o111}
+
+
+def umask(text: str | None) -> int:
+    """The umask ``fs.permissions.umask-mode`` gives, as Hadoop reads it: octal (``077``) or
+    what each class may keep (``u=rwx,g=rx,o=``); Hadoop's default when unset.
+
+    Raises:
+        InvalidSetting: for another text, naming the setting and the value.
+    """
+    if text is None or not text.strip():
+        return HADOOP_UMASK
+    text = text.strip()
+    if re.fullmatch(r"[0-7]{1,4}", text):
+        return int(text, 8) & 0o777
+    allowed: dict[str, int] = {}
+    for part in text.split(","):
+        found = re.fullmatch(r"([ugoa]+)=([rwx]*)", part.strip())
+        if found is None:
+            break
+        bits = 0
+        for letter in found.group(2):
+            bits |= _WHAT[letter]
+        for who in found.group(1).replace("a", "ugo"):
+            allowed[who] = bits & _WHO[who]
+    else:
+        if set(allowed) == set(_WHO):
+            return 0o777 & ~sum(allowed.values())
+    raise InvalidSetting(
+        f"{UMASK_KEY} {text!r} is not a umask: give it in octal (022, 077) or as what each of "
+        "user, group and others keeps (u=rwx,g=rx,o=)")
+
+
+def umask_option(get: Callable[[str], str | None]) -> dict[str, str]:
+    """The storage option of Hadoop's umask, from a Hadoop configuration's ``get``, when set."""
+    text = get(UMASK_KEY)
+    return {UMASK_KEY: text} if text else {}
 
 
 def _fsync_dir(directory: str) -> None:
@@ -24,12 +71,15 @@ def _fsync_dir(directory: str) -> None:
 
 
 class LocalStorage(Storage):
-    """The local file system; paths are absolute (``/abs/dir``)."""
+    """The local file system; paths are absolute (``/abs/dir``). ``umask``: Hadoop's, for
+    the directories and files this makes (see :func:`umask`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, umask: int = HADOOP_UMASK) -> None:
         import pyarrow.fs as pafs
 
         super().__init__(pafs.LocalFileSystem(), "file")
+        self.dir_mode = 0o777 & ~umask
+        self.file_mode = 0o666 & ~umask
 
     def exists(self, path: str, follow_links: bool = True) -> bool:
         if follow_links:
@@ -58,7 +108,7 @@ class LocalStorage(Storage):
         try:
             for directory in self.missing_dirs(path):
                 try:
-                    os.mkdir(directory)
+                    os.mkdir(directory, self.dir_mode)
                 except FileExistsError:
                     continue
                 created.append(directory)
@@ -93,7 +143,8 @@ class LocalStorage(Storage):
         for created in self.make_dirs(directory):
             _fsync_dir(os.path.dirname(created))
         temporary = f"{directory.rstrip('/')}/.{name}.tmp"
-        with open(temporary, "w", encoding="utf-8") as out:
+        with open(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, self.file_mode),
+                  "w", encoding="utf-8") as out:
             out.write(text)
             out.flush()
             os.fsync(out.fileno())

@@ -77,13 +77,13 @@ class CommitResult:
     files: int
 
 
-def _home(table: Table) -> tuple[Storage, Path]:
+def _home(table: Table, options: Mapping[str, str] | None) -> tuple[Storage, Path]:
     """Where a table's writes keep their records and staging (see :func:`table_home`).
 
     Raises:
         HmsCatalogError: the table is on storage hms does not commit to, naming it.
     """
-    home = table_home(table.location)
+    home = table_home(table.location, options)
     if home is None:
         raise HmsCatalogError(
             f"hms cannot write table {table.qualified_name} at {table.location}: it writes "
@@ -171,12 +171,14 @@ class StagedWrite:
 
 
 class TableCommit(StagedWrite):
-    """Commit the staged output of one write into ``table``."""
+    """Commit the staged output of one write into ``table``; ``options``: storage options
+    (the umask of what it makes on local disk)."""
 
-    def __init__(self, client: MetastoreClient, table: Table, write_id: str) -> None:
+    def __init__(self, client: MetastoreClient, table: Table, write_id: str,
+                 options: Mapping[str, str] | None = None) -> None:
         self._client = client
         self._table = table
-        super().__init__(*_home(table), write_id, table.qualified_name, "append")
+        super().__init__(*_home(table, options), write_id, table.qualified_name, "append")
         self.lock_timeout_s = LOCK_TIMEOUT_S
         self._published: list[str] = []  # where the staged files go, as planned
 

@@ -35,6 +35,7 @@ import os
 import socket
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -137,16 +138,17 @@ def records_home(location: Path) -> Path:
     return location.parent if location.name.startswith(VERSION_PREFIX) else location
 
 
-def table_home(location: str | None) -> tuple[Storage, Path] | None:
+def table_home(location: str | None, options: Mapping[str, str] | None = None
+               ) -> tuple[Storage, Path] | None:
     """The storage and directory (:func:`records_home`) that hold a table's commit records,
     lock and staging. ``None`` where hmscatalog does not commit by renaming (object stores,
     told by the location alone), or cannot open the storage here (``hdfs://`` outside a Spark
-    driver)."""
+    driver). ``options``: storage options (the umask of what a commit makes on local disk)."""
     text = (location or "").rstrip("/")
     if not text or on_object_store(text):
         return None
     try:
-        storage, path = open_storage(text)
+        storage, path = open_storage(text, options)
     except StorageError:
         return None
     return (storage, records_home(Path(path))) if storage.renames else None

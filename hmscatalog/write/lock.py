@@ -31,6 +31,7 @@ from typing import NoReturn
 
 from hmscatalog.errors import HmsCatalogError
 from hmscatalog.storage.filesystems import Storage
+from hmscatalog.storage.local import LocalStorage
 from hmscatalog.write.journal import COMMITS_DIR, STALE_AFTER_S, Heartbeat, Owner
 
 log = logging.getLogger(__name__)
@@ -66,7 +67,8 @@ class TableLock:
         self._storage.make_dirs(str(self._path.parent))
         if self._storage.scheme != "file":
             return self._create()
-        fd = os.open(self._path, os.O_RDWR | os.O_CREAT, 0o644)
+        assert isinstance(self._storage, LocalStorage)
+        fd = os.open(self._path, os.O_RDWR | os.O_CREAT, self._storage.file_mode)
         deadline = time.monotonic() + self._timeout_s
         while True:
             try:

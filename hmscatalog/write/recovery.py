@@ -117,7 +117,7 @@ def recover(client: MetastoreClient, table: Table, locked: bool = False,
     result = Recovery(table.qualified_name)
     if on_object_store(table.location):
         return _recover_direct(client, table, storage_options, result)
-    home = table_home(table.location)
+    home = table_home(table.location, storage_options)
     if home is None:
         return result
     storage, root = home

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from hmscatalog.errors import StorageError
+from hmscatalog.errors import InvalidSetting, StorageError
 from hmscatalog.storage import LocalStorage, Storage, created_directories, local, open_storage
+from hmscatalog.write.lock import TableLock
 
 
 @pytest.fixture
@@ -39,11 +40,11 @@ def test_make_dirs_that_fails_partway_removes_what_it_made(
     real_mkdir = os.mkdir
     calls = []
 
-    def mkdir(path: str) -> None:
+    def mkdir(path: str, mode: int = 0o777) -> None:
         calls.append(path)
         if len(calls) == 3:
             raise OSError(errno.ENOSPC, "No space left on device")
-        real_mkdir(path)
+        real_mkdir(path, mode)
 
     monkeypatch.setattr(local.os, "mkdir", mkdir)
     with pytest.raises(OSError, match="No space left"):
@@ -184,3 +185,36 @@ def test_object_stores_cannot_touch() -> None:
     storage, path = open_storage("s3://bucket/t/r.json", {"s3.region": "us-east-1"})
     with pytest.raises(StorageError, match=re.escape("s3://bucket/t/r.json")):
         storage.touch(path)
+
+
+@pytest.mark.parametrize(("text", "mask"), [
+    (None, 0o022), ("", 0o022), ("022", 0o022), ("077", 0o077), ("0027", 0o027),
+    ("u=rwx,g=rx,o=", 0o027), ("u=rwx,g=rwx,o=", 0o007), ("a=rx", 0o222),
+    (" u=rw, g=r, o=r ", 0o133)])
+def test_umask_reads_hadoops_octal_and_symbolic_forms(text: str | None, mask: int) -> None:
+    assert local.umask(text) == mask
+
+
+@pytest.mark.parametrize("text", ["u=rwx", "u+rwx,g=rx,o=", "88", "02222", "private"])
+def test_a_umask_hadoop_would_not_read_is_refused_naming_the_setting(text: str) -> None:
+    with pytest.raises(InvalidSetting) as raised:
+        local.umask(text)
+    assert str(raised.value).startswith(
+        f"fs.permissions.umask-mode {text.strip()!r} is not a umask")
+
+
+@pytest.mark.parametrize("mask", ["077", "027"])
+def test_directories_files_and_the_lock_keep_to_the_umask(mask: str, tmp_path: Path) -> None:
+    """Never wider than the umask allows (the process's umask may narrow them further)."""
+    storage, _ = open_storage("file:/", {"fs.permissions.umask-mode": mask})
+    assert isinstance(storage, LocalStorage)
+    storage.make_dirs(str(tmp_path / "a" / "b"))
+    storage.write_atomically(str(tmp_path / "c" / "record.json"), "{}")
+    with TableLock(storage, tmp_path, "db.t", "w1"):
+        pass
+    made = [tmp_path / "a", tmp_path / "a" / "b", tmp_path / "c", tmp_path / "c" / "record.json",
+            tmp_path / ".hms-commits", tmp_path / ".hms-commits" / "lock"]
+    wider = {str(p.relative_to(tmp_path)): oct(p.stat().st_mode & 0o777) for p in made
+             if p.stat().st_mode & int(mask, 8)}
+    assert wider == {}
+    assert (tmp_path / "c" / "record.json").read_text() == "{}"
