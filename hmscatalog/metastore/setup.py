@@ -172,6 +172,14 @@ def tls_settings(keystore: str, password: str) -> dict[str, str]:
             "hive.metastore.keystore.password": password}
 
 
+def _write_private(path: Path, text: str) -> None:
+    """Write ``path`` readable by its owner alone (also when it was there, wider)."""
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.fchmod(descriptor, 0o600)
+    with open(descriptor, "w", encoding="utf-8") as out:
+        out.write(text)
+
+
 def write_conf(release: HiveRelease, data_dir: Path, db: BackingDb,
                hadoop_conf: Mapping[str, str] | None = None,
                kerberos: tuple[str, str] | None = None) -> Path:
@@ -184,11 +192,12 @@ def write_conf(release: HiveRelease, data_dir: Path, db: BackingDb,
     """
     conf = data_dir / "conf"
     conf.mkdir(parents=True, exist_ok=True)
+    conf.chmod(0o700)  # the site file holds keys and passwords: only the owner reads them
     (data_dir / "warehouse").mkdir(exist_ok=True)
     site = "hive-site.xml" if release.from_wheel else "metastore-site.xml"
     secure = kerberos_settings(*kerberos) if kerberos else {}
-    (conf / site).write_text(_site_xml({**_settings(release, data_dir, db),
-                                        **(hadoop_conf or {}), **secure}))
+    _write_private(conf / site, _site_xml({**_settings(release, data_dir, db),
+                                           **(hadoop_conf or {}), **secure}))
     # Hadoop's login (UserGroupInformation) reads core-site.xml, not the metastore's site file.
     core = conf / "core-site.xml"
     if secure:
