@@ -113,6 +113,13 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
             "(--tier thorough runs them, as .ci/run does)")
 
 
+# Files whose tests take minutes together: they start right after the unit tests, so that no
+# worker process is left running one of them alone at the end (pytest-xdist hands out files in
+# the order of the items).
+_LONG_FILES = ("test_differential.py", "test_wheel.py", "test_remote_writes.py",
+               "test_crash_safety.py", "test_path_writes.py")
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Keep the ``--tier`` asked for. Mark ``spark`` every test that uses the SparkSession
     (directly, or through ``hms`` or ``db``), so that ``-m spark`` selects every Spark-facing
@@ -120,9 +127,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     metastores, skip the tests that compare with Spark's built-in catalog (``builtin``): it
     cannot read their tables (the comparison for Hive 4 is test_metastore_releases.py's,
     against 2.3 through hms). The unit tests run first, while the Spark drivers' class archive
-    is made (``_spark_class_archive``)."""
+    is made (``_spark_class_archive``), then the long files (``_LONG_FILES``)."""
     _select_tier(config, items)
-    items.sort(key=lambda item: not _is_unit(item))
+    items.sort(key=lambda item: (not _is_unit(item), item.path.name not in _LONG_FILES))
     builtin_skip = pytest.mark.skip(
         reason=f"Spark's built-in Hive catalog (a Hive 2.3.10 client) cannot talk to Hive "
         f"{release(HIVE_VERSION).version}: it calls get_table, which Hive 4.0.1 removed")
