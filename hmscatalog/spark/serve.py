@@ -67,15 +67,15 @@ def preflight(uri: str, port: int, host: str, name: str, conf: Mapping[str, str]
         MetastoreError: the metastore does not answer (or refuses the client).
     """
     check_host(host, insecure, "the SQL server")
+    kerberos, tls = security(conf.get, name)
+    with MetastoreClient(uri, retries=1, kerberos=kerberos, tls=tls) as client:
+        client.list_databases()
     with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as sock:
         try:
             sock.bind((host, port))
         except OSError as exc:
             raise ServerError(f"port {port} is already in use on {host}: choose another with "
                               f"--port ({exc.strerror})") from exc
-    kerberos, tls = security(conf.get, name)
-    with MetastoreClient(uri, retries=1, kerberos=kerberos, tls=tls) as client:
-        client.list_databases()
 
 
 def serve_forever(uri: str, port: int, host: str, name: str,

@@ -8,6 +8,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
+from ports import closed_port
 
 from hmscatalog.errors import (
     AlreadyExists,
@@ -238,19 +239,16 @@ def test_bad_uris_are_rejected_up_front() -> None:
 
 
 def test_unreachable_metastore_is_unavailable_after_retries() -> None:
-    from hmscatalog.metastore.server import free_port
-
-    c = MetastoreClient(f"thrift://127.0.0.1:{free_port()}", retries=2, backoff_s=0.01,
-                        connect_timeout_s=1)
-    with pytest.raises(MetastoreUnavailable, match="after 3 attempts"):
-        c.list_databases()
+    with closed_port() as port:
+        c = MetastoreClient(f"thrift://127.0.0.1:{port}", retries=2, backoff_s=0.01,
+                            connect_timeout_s=1)
+        with pytest.raises(MetastoreUnavailable, match="after 3 attempts"):
+            c.list_databases()
 
 
 def test_failover_to_the_next_uri(metastore_uri: str) -> None:
-    from hmscatalog.metastore.server import free_port
-
-    dead = f"thrift://127.0.0.1:{free_port()}"
-    with MetastoreClient(f"{dead},{metastore_uri}", connect_timeout_s=1) as c:
+    with closed_port() as port, MetastoreClient(f"thrift://127.0.0.1:{port},{metastore_uri}",
+                                                connect_timeout_s=1) as c:
         assert "default" in c.list_databases()
         assert c.connected_to == metastore_uri
 

@@ -8,6 +8,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 import pytest
+from ports import closed_port
 from spark_versions import needs_spark
 
 from hmscatalog.metastore.client import MetastoreClient
@@ -230,13 +231,12 @@ def test_errors_have_one_readable_first_line(spark: Any, db: str, client: Metast
                                              tmp_path: Path) -> None:
     """What a user of ``spark.sql`` sees first names the culprit (before: "An error occurred
     while calling o37.sql." and a Python traceback of 7-11 KB)."""
-    from hmscatalog.metastore.server import free_port
     from hmscatalog.spark import attach
 
-    port = free_port()
-    attach(spark, name="hms_unreachable", uri=f"thrift://127.0.0.1:{port}", timeout_s=2)
-    with pytest.raises(Exception) as unreachable:
-        spark.sql(f"SELECT * FROM hms_unreachable.{db}.t")
+    with closed_port() as port:
+        attach(spark, name="hms_unreachable", uri=f"thrift://127.0.0.1:{port}", timeout_s=2)
+        with pytest.raises(Exception) as unreachable:
+            spark.sql(f"SELECT * FROM hms_unreachable.{db}.t")
     assert _first_line(unreachable.value).startswith(
         f"[HMS_METASTORE_UNAVAILABLE] metastore thrift://127.0.0.1:{port} unavailable")
 

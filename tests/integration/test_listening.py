@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from listening import listening_addresses
+from ports import closed_port
 
 from hmscatalog.metastore import server
 from hmscatalog.metastore.client import MetastoreClient
@@ -30,15 +31,15 @@ def test_the_metastore_listens_on_loopback_only(metastore: server.ServerInfo) ->
 
 @pytest.mark.parametrize("host", ["0.0.0.0", "::", "192.0.2.2"])
 def test_a_host_other_machines_reach_needs_insecure(host: str, tmp_path: Path) -> None:
-    port = server.free_port()
-    refused = _cli("metastore", "start", "--host", host, "--port", str(port),
-                   "--data-dir", str(tmp_path / "hms"))
+    with closed_port() as port:
+        refused = _cli("metastore", "start", "--host", host, "--port", str(port),
+                       "--data-dir", str(tmp_path / "hms"))
+        assert not (tmp_path / "hms").exists() and listening_addresses(port) == set()
     assert refused.returncode == 1
     assert refused.stderr.splitlines() == [
         f"hmscatalog: error: host {host} is not a loopback address: the metastore would let "
         "every machine that reaches it in, with no authentication; listen there anyway with "
         "--insecure (insecure=True), or keep the default 127.0.0.1"]
-    assert not (tmp_path / "hms").exists() and listening_addresses(port) == set()
 
 
 @pytest.mark.parametrize(("host", "reason"), [

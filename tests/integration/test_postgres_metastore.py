@@ -48,14 +48,22 @@ def postgres_uri() -> Iterator[str]:
             pytest.skip("running as root without runuser: cannot start PostgreSQL")
         shutil.chown(base, "postgres")
         as_user = ["runuser", "-u", "postgres", "--"]
-    data, port = base / "data", server.free_port()
+    data = base / "data"
 
     def run(*args: str) -> None:
         subprocess.run([*as_user, *args], check=True, capture_output=True, timeout=120)
 
     run(str(binaries["initdb"]), "-D", str(data), "-A", "trust", "-U", "hive", "--no-sync")
-    run(str(binaries["pg_ctl"]), "-D", str(data), "-l", str(base / "postgres.log"), "-w",
-        "-o", f"-p {port} -k {base} -c listen_addresses=127.0.0.1 -c fsync=off", "start")
+    for attempt in range(3):  # another program may take the free port before PostgreSQL does
+        port = server.free_port()
+        try:
+            run(str(binaries["pg_ctl"]), "-D", str(data), "-l", str(base / "postgres.log"),
+                "-w", "-o", f"-p {port} -k {base} -c listen_addresses=127.0.0.1 -c fsync=off",
+                "start")
+            break
+        except subprocess.CalledProcessError:
+            if attempt == 2:
+                raise
     try:
         for line in RELEASES:
             run(str(binaries["createdb"]), "-h", "127.0.0.1", "-p", str(port), "-U", "hive",

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from listening import listening_sockets_of
+from ports import closed_port
 
 from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.server import free_port
@@ -22,33 +23,48 @@ pytestmark = pytest.mark.integration
 hive = pytest.importorskip("pyhive.hive")
 
 
-def _wait_for_port(port: int, process: subprocess.Popen[str], log: Path) -> None:
+def _serving_on(port: int, process: subprocess.Popen[str], log: Path) -> bool:
+    """Whether ``hmscatalog serve`` came up on ``port``: it said it serves there and a
+    connection is taken; false when it exited because another program had the port."""
     deadline = time.monotonic() + 240
     while time.monotonic() < deadline:
+        said = log.read_text()
         if process.poll() is not None:
-            pytest.fail(f"hmscatalog serve exited with {process.returncode}:\n"
-                        f"{log.read_text()[-3000:]}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1):
-                return
-        except OSError:
-            time.sleep(0.5)
+            if "already in use" in said:
+                return False
+            pytest.fail(f"hmscatalog serve exited with {process.returncode}:\n{said[-3000:]}")
+        if f"on jdbc:hive2://127.0.0.1:{port}/" in said:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=1):
+                    return True
+            except OSError:
+                pass
+        time.sleep(0.5)
     pytest.fail(f"hmscatalog serve did not listen on {port}:\n{log.read_text()[-3000:]}")
 
 
 @pytest.fixture(scope="module")
 def serving(metastore_uri: str, tmp_path_factory: pytest.TempPathFactory,
             spark_driver_options: str) -> Iterator[subprocess.Popen[str]]:
-    """``hmscatalog serve`` on a free port (``serving.args[-1]``), with the defaults."""
-    port = free_port()
-    log = tmp_path_factory.mktemp("serve") / "serve.log"
+    """``hmscatalog serve`` on a free port (``serving.args[-1]``), with the defaults; on
+    another if a program takes that one first."""
+    folder = tmp_path_factory.mktemp("serve")
     env = {**os.environ, "PYSPARK_PYTHON": sys.executable}
-    with log.open("w") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "hmscatalog.cli.main", "serve", metastore_uri,
-             "--port", str(port)], stdout=out, stderr=subprocess.STDOUT, text=True, env=env)
+    for attempt in range(3):
+        port, log = free_port(), folder / f"serve-{attempt}.log"
+        with log.open("w") as out:
+            process = subprocess.Popen(
+                [sys.executable, "-m", "hmscatalog.cli.main", "serve", metastore_uri,
+                 "--port", str(port)], stdout=out, stderr=subprocess.STDOUT, text=True, env=env)
+        try:
+            if _serving_on(port, process, log):
+                break
+        except BaseException:
+            process.kill()
+            raise
+    else:
+        pytest.fail("hmscatalog serve found its port taken three times")
     try:
-        _wait_for_port(port, process, log)
         yield process
     finally:
         process.terminate()
@@ -123,17 +139,17 @@ def test_a_host_other_machines_reach_needs_insecure(metastore_uri: str, host: st
 def test_what_would_fail_fails_before_spark_starts(metastore_uri: str) -> None:
     """A taken port, a malformed or unreachable metastore URI: one line each, in seconds (Spark
     takes ten or more to start)."""
-    with socket.socket() as taken:
+    with socket.socket() as taken, closed_port() as unused:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         busy = taken.getsockname()[1]
-        unused = free_port()
         cases = {
             (metastore_uri, str(busy)): f"port {busy} is already in use on 127.0.0.1: choose "
                                         "another with --port (Address already in use)",
-            ("thrift:/nohost", str(free_port())): "metastore URI 'thrift:/nohost' is malformed: "
-                                                  "expected thrift://host:port",
-            (f"thrift://127.0.0.1:{unused}", str(free_port())):
+            # The port is checked last: these fail on their URI whatever port they name.
+            ("thrift:/nohost", str(busy)): "metastore URI 'thrift:/nohost' is malformed: "
+                                           "expected thrift://host:port",
+            (f"thrift://127.0.0.1:{unused}", str(busy)):
                 f"metastore thrift://127.0.0.1:{unused} unavailable for get_all_databases after "
                 f"2 attempts: thrift://127.0.0.1:{unused}: ",
         }
