@@ -183,8 +183,9 @@ def writers_umask(jvm: Jvm, location: str) -> dict[str, str]:
     """The storage option of the umask Spark's file writers apply at ``location``: that of the
     Hadoop file system they write through, which Hadoop keeps per scheme from its first use
     (``fs.<scheme>.impl.disable.cache`` aside), so that what a commit makes matches the files
-    the tasks wrote. None on object stores, which keep no permissions."""
-    if on_object_store(location):
+    the tasks wrote. None on object stores, which keep no permissions, or without a location
+    (the commit refuses those, naming the table)."""
+    if not location or on_object_store(location):
         return {}
     conf = hadoop_conf(jvm)
     file_system = jvm.cls("org.apache.hadoop.fs.Path")(location).getFileSystem(conf)
