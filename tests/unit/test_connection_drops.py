@@ -8,11 +8,11 @@ its handler dies of an Error, such as a missing class), so that the test needs n
 
 from __future__ import annotations
 
-import socket
 import threading
 from collections.abc import Iterator
 
 import pytest
+from ports import closed_port
 from thrift.protocol import TBinaryProtocol
 from thrift.transport import TSocket, TTransport
 
@@ -41,11 +41,9 @@ class _Handler:
 @pytest.fixture
 def peer() -> Iterator[tuple[str, _Handler]]:
     handler = _Handler()
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    listening = TSocket.TServerSocket(host="127.0.0.1", port=port)
+    listening = TSocket.TServerSocket(host="127.0.0.1", port=0)
     listening.listen()
+    port = listening.handle.getsockname()[1]
     listening.handle.settimeout(0.1)
     processor = ThriftHiveMetastore.Processor(handler)
     stop = threading.Event()
@@ -91,10 +89,9 @@ def test_a_call_the_server_hangs_up_on_fails_as_that_call(peer: tuple[str, _Hand
 
 
 def test_an_unreachable_server_is_still_unavailable() -> None:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    conn = MetastoreConnection(f"thrift://127.0.0.1:{port}", retries=1, backoff_s=0.01,
-                               connect_timeout_s=1)
-    with pytest.raises(MetastoreUnavailable, match="unavailable for get_all_databases after 2"):
-        conn.call("get_all_databases")
+    with closed_port() as port:
+        conn = MetastoreConnection(f"thrift://127.0.0.1:{port}", retries=1, backoff_s=0.01,
+                                   connect_timeout_s=1)
+        with pytest.raises(MetastoreUnavailable,
+                           match="unavailable for get_all_databases after 2"):
+            conn.call("get_all_databases")
