@@ -9,7 +9,10 @@ import signal
 import socket
 import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 REALM = "HMSCATALOG.TEST"
 TOOLS = ("krb5kdc", "kdb5_util", "kadmin.local", "kinit")
@@ -110,3 +113,19 @@ class Kdc:
         with_group = os.getpgid(self.process.pid)
         os.killpg(with_group, signal.SIGTERM)
         self.process.wait(timeout=10)
+
+
+def running(folder: Path) -> Iterator[Kdc]:
+    """A KDC in ``folder`` with the process's environment pointing Kerberos at it, for a
+    module-scoped fixture; skips the module when MIT Kerberos is not installed."""
+    if missing_tools():
+        pytest.skip(f"MIT Kerberos's KDC is not installed (no {', '.join(missing_tools())}): "
+                    "apt-get install krb5-kdc krb5-admin-server krb5-user (.ci/run does)")
+    with pytest.MonkeyPatch.context() as patch:
+        started = Kdc(folder)
+        for key, value in started.env.items():
+            patch.setenv(key, value)
+        try:
+            yield started
+        finally:
+            started.stop()

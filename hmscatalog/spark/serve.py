@@ -1,8 +1,12 @@
-"""Spark's Thrift server (HiveServer2's protocol, from the pyspark wheel) with hms attached:
-beeline, JDBC and ``pyhive`` clients query ``hms.db.t`` with partition pruning.
+"""SQL servers over a session with hms attached, on either of Spark's client protocols:
 
-Each client connection gets a session of its own (``newSession``), which finds the catalog by
-name as every session does (see :mod:`hmscatalog.spark.attach`).
+- ``hs2``: Spark's Thrift server (HiveServer2's protocol, from the pyspark wheel), for beeline,
+  JDBC and ``pyhive``; authentication ``none`` or ``kerberos``;
+- ``connect``: a Spark Connect server (gRPC, from the pyspark wheel), for
+  ``SparkSession.builder.remote("sc://...")``; authentication ``none`` or ``token``.
+
+Each client session gets a Spark session of its own (``newSession``: its own ``SET``s), which
+finds the catalog by name as every session does (see :mod:`hmscatalog.spark.attach`).
 """
 
 from __future__ import annotations
@@ -14,46 +18,88 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from hmscatalog.access import DEFAULT_PORTS, TOKEN_VARIABLE, Access
 from hmscatalog.errors import ServerError
 from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.launcher import check_host
 from hmscatalog.spark.attach import attach, security
-from hmscatalog.spark.internals.session import start_thrift_server
+from hmscatalog.spark.internals.session import (
+    kerberos_login,
+    start_connect_server,
+    start_thrift_server,
+)
 from hmscatalog.spark.plugin import session_conf
 
 
-def start(uri: str, port: int = 10000, host: str = "127.0.0.1", name: str = "hms",
+def start(uri: str, port: int | None = None, host: str = "127.0.0.1", name: str = "hms",
           master: str = "local[*]", conf: dict[str, str] | None = None,
-          insecure: bool = False) -> tuple[Any, Any]:
-    """Start a SparkSession with catalog ``name`` on metastore ``uri`` and the Thrift server on
-    ``host:port``; returns ``(spark, server)`` (stop with ``server.stop(); spark.stop()``).
+          insecure: bool = False, protocol: str = "hs2",
+          access: Access | None = None) -> tuple[Any, Callable[[], None]]:
+    """Start a SparkSession with catalog ``name`` on metastore ``uri`` and a server of
+    ``protocol`` on ``host:port`` (``port``: the protocol's usual one when ``None``); returns
+    ``(spark, stop)``, ``stop()`` stopping the server and the session.
 
     The driver's own ports and Spark's UI listen on ``host`` too (the UI through
     ``SPARK_LOCAL_IP``, when the JVM starts here). A ``host`` other machines reach needs
-    ``insecure``: the server lets in every client.
+    ``access`` to authenticate, or ``insecure``.
 
     Raises:
-        ServerError: ``host`` is not a loopback address of this machine and not ``insecure``.
+        ServerError: see :func:`preflight`.
     """
     from pyspark.sql import SparkSession
 
-    preflight(uri, port, host, name, conf or {}, insecure)
+    access = (access or Access()).checked(protocol)
+    port = DEFAULT_PORTS[protocol] if port is None else port
+    preflight(uri, port, host, name, conf or {}, insecure or access.mode != "none")
     everywhere = host in ("0.0.0.0", "::")
     if not everywhere:
         os.environ.setdefault("SPARK_LOCAL_IP", host)
-    builder = (SparkSession.builder.master(master).appName("hmscatalog-serve")
+    builder = (SparkSession.builder.master(master).appName(f"hmscatalog-serve-{protocol}")
                .config(map=session_conf((name,)))
-               .config("spark.hadoop.hive.server2.thrift.port", str(port))
-               .config("spark.hadoop.hive.server2.thrift.bind.host", host)
-               .config("spark.driver.bindAddress", host)
-               .config("spark.sql.hive.thriftServer.singleSession", "false"))
+               .config(map=_server_conf(protocol, port, host, access, conf or {}))
+               .config("spark.driver.bindAddress", host))
     if not everywhere:
         builder = builder.config("spark.driver.host", host)
     for key, value in (conf or {}).items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
     attach(spark, name=name, uri=uri)
-    return spark, start_thrift_server(spark)
+    if access.mode == "kerberos":
+        kerberos_login(spark, access.principal, access.keytab)
+    stop_server = (start_thrift_server(spark) if protocol == "hs2"
+                   else start_connect_server(spark))
+
+    def stop() -> None:
+        stop_server()
+        spark.stop()
+
+    return spark, stop
+
+
+def _server_conf(protocol: str, port: int, host: str, access: Access,
+                 conf: Mapping[str, str]) -> dict[str, str]:
+    """The session's settings for a server of ``protocol``."""
+    if protocol == "connect":
+        return {"spark.connect.grpc.binding.port": str(port),
+                "spark.connect.grpc.binding.address": host}
+    settings = {"spark.hadoop.hive.server2.thrift.port": str(port),
+                "spark.hadoop.hive.server2.thrift.bind.host": host,
+                "spark.sql.hive.thriftServer.singleSession": "false"}
+    if access.mode == "kerberos":
+        krb5_conf = os.environ.get("KRB5_CONFIG")
+        java_options = " ".join(filter(None, [
+            conf.get("spark.driver.extraJavaOptions", ""),
+            f"-Djava.security.krb5.conf={krb5_conf}" if krb5_conf else ""]))
+        settings |= {
+            "spark.hadoop.hadoop.security.authentication": "kerberos",
+            "spark.hadoop.hive.server2.authentication": "KERBEROS",
+            "spark.hadoop.hive.server2.authentication.kerberos.principal": access.principal,
+            "spark.hadoop.hive.server2.authentication.kerberos.keytab": access.keytab,
+            # Statements run as the server's principal, which holds the files' permissions;
+            # the client's name is the session's user.
+            "spark.hadoop.hive.server2.enable.doAs": "false",
+            **({"spark.driver.extraJavaOptions": java_options} if java_options else {})}
+    return settings
 
 
 def preflight(uri: str, port: int, host: str, name: str, conf: Mapping[str, str],
@@ -78,18 +124,31 @@ def preflight(uri: str, port: int, host: str, name: str, conf: Mapping[str, str]
                               f"--port ({exc.strerror})") from exc
 
 
-def serve_forever(uri: str, port: int, host: str, name: str,
+def address(protocol: str, host: str, port: int, access: Access) -> str:
+    """Where clients connect, as they write it."""
+    if protocol == "hs2":
+        principal = f";principal={access.principal}" if access.mode == "kerberos" else ""
+        return f"jdbc:hive2://{host}:{port}/{principal}"
+    if access.mode == "token":  # PySpark sends a token without TLS to "localhost" only
+        return f"sc://{host}:{port} (clients: sc://localhost:{port}/;token=${TOKEN_VARIABLE})"
+    return f"sc://{host}:{port}"
+
+
+def serve_forever(uri: str, port: int | None, host: str, name: str,
                   ready: Callable[[str], None] = print, insecure: bool = False,
-                  master: str = "local[*]", conf: dict[str, str] | None = None) -> None:
+                  master: str = "local[*]", conf: dict[str, str] | None = None,
+                  protocol: str = "hs2", access: Access | None = None) -> None:
     """Run the server until SIGINT or SIGTERM."""
-    spark, server = start(uri, port=port, host=host, name=name, insecure=insecure,
-                          master=master, conf=conf)
+    access = (access or Access()).checked(protocol)
+    port = DEFAULT_PORTS[protocol] if port is None else port
+    _, stop = start(uri, port=port, host=host, name=name, insecure=insecure, master=master,
+                    conf=conf, protocol=protocol, access=access)
     stopped = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stopped.set())
-    ready(f"serving catalog {name} (metastore {uri}) on jdbc:hive2://{host}:{port}/")
+    ready(f"serving catalog {name} (metastore {uri}) on {address(protocol, host, port, access)}")
     try:
         stopped.wait()
     finally:
-        server.stop()
-        spark.stop()
+        stop()
+

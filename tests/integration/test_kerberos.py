@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from conftest import HIVE_VERSION
-from kdc import REALM, Kdc, missing_tools
+from kdc import REALM, Kdc, running
 
 from hmscatalog.errors import MetastoreError, MetastoreUnavailable
 from hmscatalog.metastore import server
@@ -29,17 +29,7 @@ SERVICE = f"hive/_HOST@{REALM}"
 
 @pytest.fixture(scope="module")
 def kdc(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kdc]:
-    if missing_tools():
-        pytest.skip(f"MIT Kerberos's KDC is not installed (no {', '.join(missing_tools())}): "
-                    "apt-get install krb5-kdc krb5-admin-server krb5-user (.ci/run does)")
-    with pytest.MonkeyPatch.context() as patch:
-        started = Kdc(tmp_path_factory.mktemp("kdc"))
-        for key, value in started.env.items():
-            patch.setenv(key, value)
-        try:
-            yield started
-        finally:
-            started.stop()
+    yield from running(tmp_path_factory.mktemp("kdc"))
 
 
 @pytest.fixture(scope="module")

@@ -1,8 +1,10 @@
 """``hmscatalog serve``: Spark's Thrift server with hms attached, queried with pyhive as a
-HiveServer2 client would, from another process."""
+HiveServer2 client would, and a Spark Connect server queried by PySpark's Connect client, each
+from another process (Kerberos: test_serve_kerberos.py)."""
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -15,63 +17,19 @@ from typing import Any
 import pytest
 from listening import listening_sockets_of
 from ports import closed_port
+from serving import serve
 
 from hmscatalog.metastore.client import MetastoreClient
-from hmscatalog.metastore.server import free_port
 
 pytestmark = pytest.mark.integration
 hive = pytest.importorskip("pyhive.hive")
 
 
-def _serving_on(port: int, process: subprocess.Popen[str], log: Path) -> bool:
-    """Whether ``hmscatalog serve`` came up on ``port``: it said it serves there and a
-    connection is taken; false when it exited because another program had the port."""
-    deadline = time.monotonic() + 240
-    while time.monotonic() < deadline:
-        said = log.read_text()
-        if process.poll() is not None:
-            if "already in use" in said:
-                return False
-            pytest.fail(f"hmscatalog serve exited with {process.returncode}:\n{said[-3000:]}")
-        if f"on jdbc:hive2://127.0.0.1:{port}/" in said:
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=1):
-                    return True
-            except OSError:
-                pass
-        time.sleep(0.5)
-    pytest.fail(f"hmscatalog serve did not listen on {port}:\n{log.read_text()[-3000:]}")
-
-
 @pytest.fixture(scope="module")
 def serving(metastore_uri: str, tmp_path_factory: pytest.TempPathFactory,
             spark_driver_options: str) -> Iterator[subprocess.Popen[str]]:
-    """``hmscatalog serve`` on a free port (``serving.args[-1]``), with the defaults; on
-    another if a program takes that one first."""
-    folder = tmp_path_factory.mktemp("serve")
-    env = {**os.environ, "PYSPARK_PYTHON": sys.executable}
-    for attempt in range(3):
-        port, log = free_port(), folder / f"serve-{attempt}.log"
-        with log.open("w") as out:
-            process = subprocess.Popen(
-                [sys.executable, "-m", "hmscatalog.cli.main", "serve", metastore_uri,
-                 "--port", str(port)], stdout=out, stderr=subprocess.STDOUT, text=True, env=env)
-        try:
-            if _serving_on(port, process, log):
-                break
-        except BaseException:
-            process.kill()
-            raise
-    else:
-        pytest.fail("hmscatalog serve found its port taken three times")
-    try:
-        yield process
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            process.kill()
+    """``hmscatalog serve`` with the defaults: HiveServer2's protocol, no authentication."""
+    yield from serve(metastore_uri, tmp_path_factory.mktemp("serve"))
 
 
 @pytest.fixture
@@ -162,3 +120,89 @@ def test_what_would_fail_fails_before_spark_starts(metastore_uri: str) -> None:
             [said] = refused.stderr.splitlines()
             assert said.startswith(f"hmscatalog: error: {line}"), said
             assert time.monotonic() - began < 8, uri
+
+
+# Spark Connect (--protocol connect), with a token: clients in a process of their own
+# (connect_child.py), each client session a Spark session of the server's.
+
+TOKEN = "a-token-for-the-tests"
+
+
+@pytest.fixture(scope="module")
+def connect_serving(metastore_uri: str, tmp_path_factory: pytest.TempPathFactory,
+                    spark_driver_options: str) -> Iterator[subprocess.Popen[str]]:
+    pytest.importorskip("grpc", reason="the Spark Connect client needs pyspark[connect]")
+    yield from serve(metastore_uri, tmp_path_factory.mktemp("connect"), "--protocol", "connect",
+                     "--auth", "token", env={"SPARK_CONNECT_AUTHENTICATE_TOKEN": TOKEN})
+
+
+def _connect(port: int, *steps: list[Any], token: str | None = TOKEN) -> list[Any]:
+    """Run ``steps`` (see connect_child.py) in a Connect client; their results."""
+    url = f"sc://localhost:{port}/" + (f";token={token}" if token else "")
+    env = {key: value for key, value in os.environ.items()
+           if key != "SPARK_CONNECT_AUTHENTICATE_TOKEN"}
+    done = subprocess.run([sys.executable, str(Path(__file__).with_name("connect_child.py")),
+                           url], input=json.dumps(steps), capture_output=True, text=True,
+                          timeout=300, env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def test_spark_connect_clients_query_and_write_with_hives_rules(
+        connect_serving: subprocess.Popen[str], client: MetastoreClient, unique_db: str) -> None:
+    port, t = int(connect_serving.args[-1]), f"hms.{unique_db}.events"
+    results = _connect(
+        port,
+        ["a", "sql", f"CREATE TABLE {t} (v INT, p STRING) USING parquet PARTITIONED BY (p)"],
+        ["a", "sql", f"INSERT INTO {t} VALUES (1, 'a')"],
+        ["a", "sql", "SET hive.exec.dynamic.partition.mode=nonstrict"],
+        ["a", "sql", f"INSERT INTO {t} VALUES (1, 'a'), (2, 'b'), (3, 'c')"],
+        ["a", "append", t, [[4, "d"]], "v INT, p STRING"],
+        ["a", "sql", f"SELECT v, p FROM {t} WHERE p = 'b'"],
+        ["a", "sql", f"EXPLAIN SELECT v FROM {t} WHERE p = 'b'"],
+        # Another client session is another Spark session: strict mode again.
+        ["b", "sql", f"INSERT INTO {t} VALUES (5, 'e')"],
+        ["b", "sql", f"SELECT count(*) FROM {t}"])
+    assert results[1]["error"] == ("Dynamic partition strict mode requires at least one static "
+                                   "partition column. To turn this off set "
+                                   "hive.exec.dynamic.partition.mode=nonstrict")
+    assert results[5] == [[2, "b"]]
+    assert "partitions=1/4" in results[6][0][0], results[6]
+    assert results[7]["error"] == results[1]["error"]
+    assert results[8] == [[4]]
+    assert sorted(client.list_partition_names(unique_db, "events")) == [
+        "p=a", "p=b", "p=c", "p=d"]
+
+
+@pytest.mark.parametrize("token", [None, "another-token"])
+def test_spark_connect_refuses_a_client_without_the_token(
+        connect_serving: subprocess.Popen[str], token: str | None) -> None:
+    [refused] = _connect(int(connect_serving.args[-1]), ["a", "sql", "SHOW NAMESPACES IN hms"],
+                         token=token)
+    assert "status = StatusCode.UNAUTHENTICATED" in refused["message"], refused
+
+
+def test_every_port_of_the_connect_server_is_on_loopback(
+        connect_serving: subprocess.Popen[str]) -> None:
+    sockets = listening_sockets_of(connect_serving.pid)
+    assert ("127.0.0.1", int(connect_serving.args[-1])) in sockets
+    assert {address for address, _ in sockets} == {"127.0.0.1"}, sockets
+
+
+@pytest.mark.parametrize(("options", "line"), [
+    (["--protocol", "connect", "--auth", "kerberos"],
+     "--auth kerberos is not offered over connect: choose one of none, token"),
+    (["--auth", "kerberos", "--kerberos-principal", "hive/_HOST@EXAMPLE.COM"],
+     "--auth kerberos needs both --kerberos-principal and --kerberos-keytab"),
+    (["--protocol", "connect", "--auth", "token"],
+     "--auth token takes the token from $SPARK_CONNECT_AUTHENTICATE_TOKEN, which is not set"),
+])
+def test_an_authentication_that_cannot_work_is_one_line(metastore_uri: str, options: list[str],
+                                                        line: str) -> None:
+    env = {key: value for key, value in os.environ.items()
+           if key != "SPARK_CONNECT_AUTHENTICATE_TOKEN"}
+    refused = subprocess.run(
+        [sys.executable, "-m", "hmscatalog.cli.main", "serve", metastore_uri, *options],
+        capture_output=True, text=True, timeout=120, env=env)
+    assert refused.returncode == 1
+    assert refused.stderr.splitlines() == [f"hmscatalog: error: {line}"]

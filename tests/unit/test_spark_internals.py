@@ -46,7 +46,7 @@ def test_pyproject_accepts_exactly_the_supported_minors() -> None:
     wanted = f"pyspark>={SUPPORTED[0]},<4.{int(SUPPORTED[-1].split('.')[1]) + 1}"
     assert SUPPORTED[-1].startswith("4.")
     assert wanted in project["optional-dependencies"]["spark"]
-    assert wanted in project["optional-dependencies"]["dev"]
+    assert wanted.replace("pyspark", "pyspark[connect]") in project["optional-dependencies"]["dev"]
     minors = [int(v.split(".")[1]) for v in SUPPORTED]
     assert minors == list(range(minors[0], minors[-1] + 1))  # no gap in the range
 

@@ -9,6 +9,7 @@ DataFrames over tables that no catalog holds and writes into them, the built-in 
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from py4j.protocol import Py4JJavaError
@@ -151,10 +152,32 @@ def set_for_new_sessions(spark: Any, settings: dict[str, str]) -> None:
         jsession.sharedState().conf().set(key, value)
 
 
-def start_thrift_server(spark: Any) -> Any:
+def start_thrift_server(spark: Any) -> Callable[[], None]:
     """Spark's Thrift server (``HiveThriftServer2.startWithContext``, a developer API of the
-    spark-hive-thriftserver jar) over the session; each connection gets a ``newSession``."""
+    spark-hive-thriftserver jar) over the session; each connection gets a ``newSession``.
+    Returns what stops it."""
     server = getattr(spark.sparkContext._jvm,
                      "org.apache.spark.sql.hive.thriftserver.HiveThriftServer2")
-    return server.startWithContext(spark._jsparkSession.sqlContext())
+    return server.startWithContext(spark._jsparkSession.sqlContext()).stop
+
+
+def start_connect_server(spark: Any) -> Callable[[], None]:
+    """A Spark Connect server (``SparkConnectService.start``, of the spark-connect jar) on the
+    session's SparkContext, configured by its ``spark.connect.*`` settings; each client session
+    gets a ``newSession`` of the active one. Returns what stops it."""
+    jvm = spark.sparkContext._jvm
+    service = getattr(jvm, "org.apache.spark.sql.connect.service.SparkConnectService")
+    service.start(spark.sparkContext._jsc.sc())
+    none = getattr(jvm, "scala.Option").empty()
+    return lambda: service.stop(none, none)
+
+
+def kerberos_login(spark: Any, principal: str, keytab: str) -> None:
+    """Log the driver's JVM in to Kerberos as ``principal`` from ``keytab``, with the session's
+    Hadoop configuration (``hadoop.security.authentication=kerberos``) as Hadoop's security
+    settings, as a Kerberized HiveServer2 does before it opens its port."""
+    jvm = spark.sparkContext._jvm
+    ugi = getattr(jvm, "org.apache.hadoop.security.UserGroupInformation")
+    ugi.setConfiguration(spark.sparkContext._jsc.hadoopConfiguration())
+    ugi.loginUserFromKeytab(principal, keytab)
 
