@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from hmscatalog.cli.arguments import add_table_arguments
+from hmscatalog.cli.arguments import add_table_arguments, metastore_client
 
 
 def add_parser(commands: Any) -> None:
@@ -38,13 +38,12 @@ def add_parser(commands: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from hmscatalog.errors import HmsCatalogError
-    from hmscatalog.metastore.client import MetastoreClient
     from hmscatalog.write.recovery import recover
 
     database, dot, name = args.table.partition(".")
     if not dot or not database or not name:
         raise HmsCatalogError(f"table {args.table!r} must be given as DB.TABLE")
-    with MetastoreClient(args.uri) as client:
+    with metastore_client(args) as client:
         result = recover(client, client.get_table(database, name))
     for write_id in result.finished:
         print(f"finished write {write_id}")

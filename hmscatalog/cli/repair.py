@@ -12,7 +12,7 @@ import sys
 import time
 from typing import Any, TextIO
 
-from hmscatalog.cli.arguments import add_table_arguments
+from hmscatalog.cli.arguments import add_table_arguments, metastore_client
 
 _BAR_WIDTH = 30
 
@@ -43,7 +43,6 @@ def add_parser(commands: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from hmscatalog.maintenance.repair import repair_table
-    from hmscatalog.metastore.client import MetastoreClient
 
     drop = args.drop or args.sync
     add = args.add or args.sync or not drop
@@ -51,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
                                              ("s3.region", args.s3_region)) if value}
     bar = ProgressBar(args.table, sys.stderr)
     began = time.monotonic()
-    with MetastoreClient(args.uri) as client:
+    with metastore_client(args) as client:
         try:
             result = repair_table(client, args.table, add=add, drop=drop, dry_run=args.dry_run,
                                   storage_options=options, progress=bar,
