@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import kerberized
 import pytest
 from jvm_archive import SHORT_LIVED_JVM, driver_options, start_making
 
@@ -146,7 +147,8 @@ HIVE_VERSION = release(os.environ.get("HMSCATALOG_TEST_HIVE_VERSION")).line
 
 
 def pytest_report_header() -> str:
-    return f"metastore: Hive {release(HIVE_VERSION).version} (HMSCATALOG_TEST_HIVE_VERSION)"
+    return (f"metastore: Hive {release(HIVE_VERSION).version} (HMSCATALOG_TEST_HIVE_VERSION)"
+            + (", Kerberized (HMSCATALOG_TEST_KERBEROS)" if kerberized.ENABLED else ""))
 
 
 def _fetch_or_skip(what: str, fetch: Callable[[], list[str]]) -> list[str] | str:
@@ -191,13 +193,20 @@ def metastore(tmp_path_factory: pytest.TempPathFactory, moto_s3: MotoServer,
     """A real Hive Metastore (Derby) on a free port, for the whole test session, with S3A on
     its class path and moto's server as its S3 endpoint."""
     data_dir = tmp_path_factory.mktemp("metastore")
+    kerberos: dict[str, str] = {}
+    kdc = None
+    if kerberized.ENABLED:
+        kdc, keytab = kerberized.begin(tmp_path_factory.mktemp("kdc"))
+        kerberos = {"kerberos_keytab": str(keytab), "kerberos_principal": kerberized.SERVICE}
     info = server.start(port=0, data_dir=data_dir, hive_version=HIVE_VERSION,
                         with_s3=not isinstance(s3a_fetched, str),
-                        hadoop_conf=moto_s3.hadoop_settings)
+                        hadoop_conf=moto_s3.hadoop_settings, **kerberos)
     try:
         yield info
     finally:
         server.stop(data_dir)
+        if kdc is not None:
+            kdc.stop()
 
 
 @pytest.fixture(scope="session")
@@ -225,7 +234,8 @@ def metastore_uri(metastore: server.ServerInfo) -> str:
 
 @pytest.fixture
 def client(metastore_uri: str) -> Iterator[MetastoreClient]:
-    with MetastoreClient(metastore_uri, timeout_s=60, backoff_s=0.1) as c:
+    with MetastoreClient(metastore_uri, timeout_s=60, backoff_s=0.1,
+                         **kerberized.client_options()) as c:
         yield c
 
 
@@ -259,6 +269,8 @@ def remote(request: pytest.FixtureRequest, spark: Any) -> Remote:
         moto = request.getfixturevalue("moto_s3")
         bucket = request.getfixturevalue("s3a_bucket")
         return Remote("s3a", unique_root("t", f"s3a://{bucket}"), spark, moto)
+    if kerberized.ENABLED:
+        pytest.skip(kerberized.NOT_ON_HDFS)
     cluster = request.getfixturevalue("hdfs")
     return Remote("hdfs", unique_root("t", f"{cluster.uri}/warehouse"), spark)
 
@@ -347,7 +359,9 @@ def spark(metastore: server.ServerInfo, moto_s3: MotoServer,  # type: ignore[no-
         .config("spark.hadoop.hive.metastore.uris", metastore.uri)
         .config(map={f"spark.hadoop.{k}": v for k, v in moto_s3.hadoop_settings.items()})
         .config("spark.sql.warehouse.dir", str(warehouse))
-        .config("spark.driver.extraJavaOptions", "-Dderby.system.home=" + str(warehouse))
+        .config("spark.driver.extraJavaOptions", " ".join(
+            ["-Dderby.system.home=" + str(warehouse), *kerberized.java_options()]))
+        .config(map=kerberized.spark_settings())
         .getOrCreate()
     )
     try:

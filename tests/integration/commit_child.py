@@ -16,9 +16,13 @@ import json
 import sys
 import uuid
 from collections.abc import Mapping
+from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, for kerberized
+from kerberized import client_options
 
 from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.write.commit import TableCommit
@@ -30,7 +34,7 @@ FILES_PER_PARTITION = 3
 def write(uri: str, database: str, name: str, mode: str, static: Mapping[str, str] | None,
           rows: Mapping[str, list[int]], lock_timeout_s: float = 60,
           files: int = FILES_PER_PARTITION) -> None:
-    with MetastoreClient(uri, timeout_s=60, backoff_s=0.1) as client:
+    with MetastoreClient(uri, timeout_s=60, backoff_s=0.1, **client_options()) as client:
         table = client.get_table(database, name)
         if mode == "truncate":
             truncate(client, table, [p for p in rows if p] or None)

@@ -7,6 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 from urllib.parse import urlparse
 
+import kerberized
 import pytest
 from ports import closed_port
 
@@ -248,7 +249,8 @@ def test_unreachable_metastore_is_unavailable_after_retries() -> None:
 
 def test_failover_to_the_next_uri(metastore_uri: str) -> None:
     with closed_port() as port, MetastoreClient(f"thrift://127.0.0.1:{port},{metastore_uri}",
-                                                connect_timeout_s=1) as c:
+                                                connect_timeout_s=1,
+                                                **kerberized.client_options()) as c:
         assert "default" in c.list_databases()
         assert c.connected_to == metastore_uri
 

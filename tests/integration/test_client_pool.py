@@ -6,6 +6,7 @@ import socket
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
+import kerberized
 import pytest
 from thrift.transport import TSocket
 
@@ -60,7 +61,8 @@ def test_threads_share_a_client_of_two_connections(
             assert pooled.count_partitions(unique_db, f"w{index}") == n + 1
         assert f"w{index}" in pooled.list_tables(unique_db)
 
-    with MetastoreClient(client.uris, timeout_s=60, backoff_s=0.1, pool_size=2) as pooled:
+    with MetastoreClient(client.uris, timeout_s=60, backoff_s=0.1, pool_size=2,
+                         **kerberized.client_options()) as pooled:
         start = threading.Barrier(THREADS)
         with ThreadPoolExecutor(THREADS) as executor:
             futures = [executor.submit(work, pooled, i, start) for i in range(THREADS)]
@@ -81,7 +83,8 @@ def test_a_connection_whose_socket_was_closed_reconnects_alone(
     metastore_uri: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     opened = record_sockets(monkeypatch)
-    with MetastoreClient(metastore_uri, timeout_s=60, backoff_s=0.01, pool_size=2) as pooled:
+    with MetastoreClient(metastore_uri, timeout_s=60, backoff_s=0.01, pool_size=2,
+                         **kerberized.client_options()) as pooled:
         pool = pooled._connection
         with pool.borrow() as first, pool.borrow() as second:
             assert "default" in first.call("get_all_databases")

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import kerberized
 import pytest
 from conftest import HIVE_VERSION
 from kdc import REALM, Kdc, running
@@ -111,6 +112,7 @@ def test_a_wrong_service_principal_is_one_line(secure: str, alice: tuple[str, Pa
 
 
 @pytest.mark.metastore
+@pytest.mark.skipif(kerberized.ENABLED, reason=kerberized.NOT_PLAIN)
 def test_kerberos_to_a_plain_metastore_is_one_line(metastore: server.ServerInfo,
                                                    alice: tuple[str, Path]) -> None:
     uri = f"thrift://localhost:{metastore.port}"
@@ -229,3 +231,22 @@ def test_spark_queries_a_kerberized_and_a_plain_metastore_in_one_statement(
     finally:
         spark.sql("RESET hive.exec.dynamic.partition.mode")
         spark.sql("DROP NAMESPACE IF EXISTS hms_krb.secured CASCADE")
+
+
+@pytest.mark.metastore
+def test_the_cli_reaches_a_kerberized_metastore(secure: str, alice: tuple[str, Path]) -> None:
+    """``hmscatalog repair`` (and ``recover``, which shares its arguments): with Kerberos the
+    metastore answers (a missing table, named); without it, the one line that says so."""
+    command = [sys.executable, "-m", "hmscatalog.cli.main", "repair", secure, "default.nope"]
+    with_kerberos = subprocess.run(
+        [*command, "--kerberos-principal", SERVICE, "--kerberos-client-principal", alice[0],
+         "--kerberos-keytab", str(alice[1])], capture_output=True, text=True, timeout=120)
+    assert with_kerberos.stderr.splitlines() == [
+        "hmscatalog: error: table default.nope does not exist"]
+    without = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    [line] = without.stderr.splitlines()
+    assert line.endswith("give the client its kerberos_principal)"), line
+    half = subprocess.run([*command, "--kerberos-keytab", str(alice[1])], capture_output=True,
+                          text=True, timeout=120)
+    assert half.stderr.splitlines() == [
+        "hmscatalog: error: --kerberos-client-principal and --kerberos-keytab go together"]

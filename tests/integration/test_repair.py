@@ -12,6 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import kerberized
 import pytest
 from s3 import MotoServer
 from spark_versions import running
@@ -87,7 +88,7 @@ def test_msck_recover_and_cli_add_what_spark_msck_adds(
     ours = spark.sql(f"MSCK REPAIR TABLE hms.{db}.ours")
     assert (ours.columns, ours.collect()) == ([], [])  # as Spark's own MSCK returns
     assert spark.sql(f"ALTER TABLE hms.{db}.recovered RECOVER PARTITIONS").collect() == []
-    assert main(["repair", metastore_uri, f"{db}.cli"]) == 0
+    assert main(["repair", metastore_uri, f"{db}.cli", *kerberized.cli_options()]) == 0
 
     expected = _registered(client, db, "theirs", roots["theirs"])
     assert len(expected) == 6 + 5
@@ -181,7 +182,8 @@ def test_dry_run_changes_nothing_and_the_cli_reports(
     assert calls == [(0, 4), (1, 4), (3, 4), (4, 4)]  # one drop batch, two add batches
     assert client.list_partition_names(db, "t") == before
 
-    assert main(["repair", metastore_uri, f"{db}.t", "--sync", "--dry-run"]) == 0
+    assert main(["repair", metastore_uri, f"{db}.t", "--sync", "--dry-run",
+                 *kerberized.cli_options()]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[:4] == ["would drop dt=z/hr=1", "would add dt=a/hr=1", "would add dt=b/hr=1",
                        "would add dt=b/hr=2"]
@@ -191,7 +193,8 @@ def test_dry_run_changes_nothing_and_the_cli_reports(
 
     terminal = _Terminal()
     monkeypatch.setattr("sys.stderr", terminal)
-    assert main(["repair", metastore_uri, f"{db}.t", "--sync", "--batch-size", "3"]) == 0
+    assert main(["repair", metastore_uri, f"{db}.t", "--sync", "--batch-size", "3",
+                 *kerberized.cli_options()]) == 0
     summary = capsys.readouterr().out
     assert re.fullmatch(rf"{db}\.t: 3 partitions added, 1 dropped \(list calls: 3, "
                         r"location checks: 1, \d+\.\d s\)\n", summary), summary
@@ -226,9 +229,9 @@ def test_unpartitioned_and_missing_tables_fail_as_spark_does(
     with pytest.raises(NoSuchTable, match=rf"table {db}\.nope does not exist"):
         repair_table(client, f"{db}.nope")
     capsys.readouterr()
-    assert main(["repair", metastore_uri, f"{db}.nope"]) == 1
+    assert main(["repair", metastore_uri, f"{db}.nope", *kerberized.cli_options()]) == 1
     assert f"hmscatalog: error: table {db}.nope does not exist" in capsys.readouterr().err
-    assert main(["repair", metastore_uri, f"{db}.plain"]) == 1
+    assert main(["repair", metastore_uri, f"{db}.plain", *kerberized.cli_options()]) == 1
     assert (f"hmscatalog: error: cannot repair table {db}.plain: it is not partitioned"
             in capsys.readouterr().err)
 

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import kerberized
 import pytest
 from conftest import HIVE_VERSION
 
@@ -103,6 +104,7 @@ def test_another_host_name_is_one_line(port: int, certificates: Path) -> None:
 
 
 @pytest.mark.metastore
+@pytest.mark.skipif(kerberized.ENABLED, reason=kerberized.NOT_PLAIN)
 def test_tls_to_a_plain_metastore_is_one_line(metastore: server.ServerInfo,
                                               certificates: Path) -> None:
     uri = f"thrift://localhost:{metastore.port}"
