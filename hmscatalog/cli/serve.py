@@ -37,16 +37,25 @@ def add_parser(commands: Any) -> None:
                                         for mode in modes}),
                         help="whom the server lets in: none (every client, any user name; "
                         "default), kerberos (hs2: clients with a Kerberos ticket for "
-                        f"--kerberos-principal), token (connect: clients giving the token in "
+                        "--kerberos-principal), ldap (hs2: a user name and password the LDAP "
+                        "server --ldap-url accepts), token (connect: clients giving the token in "
                         f"${TOKEN_VARIABLE})")
     parser.add_argument("--kerberos-principal", default="",
                         help="with --auth kerberos: the server's principal, e.g. "
                         "hive/_HOST@EXAMPLE.COM (_HOST: this machine's fully qualified name)")
     parser.add_argument("--kerberos-keytab", default="",
                         help="with --auth kerberos: the keytab holding that principal's key")
+    parser.add_argument("--ldap-url", default="",
+                        help="with --auth ldap: the LDAP server, ldap://host[:port] "
+                        "(hive.server2.authentication.ldap.url)")
+    parser.add_argument("--ldap-base-dn", default="",
+                        help="with --auth ldap: where users are, e.g. ou=people,dc=example,"
+                        "dc=com; a client binds as uid=<user>,<base DN> with its password "
+                        "(hive.server2.authentication.ldap.baseDN)")
     parser.add_argument("--insecure", action="store_true",
-                        help="allow a --host other machines reach with --auth none, although "
-                        "the server then lets in every client")
+                        help="allow a --host other machines reach with --auth none (the server "
+                        "then lets in every client) or ldap (passwords then cross the network "
+                        "in clear)")
     parser.add_argument("--name", default="hms", help="catalog name (hms)")
     parser.add_argument("--master", default="local[*]",
                         help="the Spark master of the server's session (default local[*])")
@@ -59,10 +68,14 @@ def add_parser(commands: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from hmscatalog.spark.serve import serve_forever
 
-    access = Access(args.auth, args.kerberos_principal, args.kerberos_keytab)
+    access = Access(args.auth, args.kerberos_principal, args.kerberos_keytab, args.ldap_url,
+                    args.ldap_base_dn)
     if args.insecure and not is_loopback(args.host) and args.auth == "none":
         print(f"warning: the server lets in, with no authentication, every client that "
               f"reaches {args.host}", file=sys.stderr)
+    if args.insecure and not is_loopback(args.host) and args.auth == "ldap":
+        print(f"warning: LDAP passwords cross the network to {args.host} in clear",
+              file=sys.stderr)
     serve_forever(args.uri, args.port, args.host, args.name,
                   ready=lambda line: print(line, flush=True), insecure=args.insecure,
                   master=args.master, conf=settings(args.conf), protocol=args.protocol,

@@ -85,7 +85,9 @@ def is_loopback(host: str) -> bool:
     return all(ipaddress.ip_address(str(address).split("%")[0]).is_loopback for address in found)
 
 
-def check_host(host: str, insecure: bool, what: str) -> None:
+def check_host(host: str, insecure: bool, what: str,
+               risk: str = "would let every machine that reaches it in, with no "
+                           "authentication") -> None:
     """Refuse to serve ``what`` on ``host`` unless it is a loopback address of this machine,
     or ``insecure`` allows another address of it.
 
@@ -95,9 +97,8 @@ def check_host(host: str, insecure: bool, what: str) -> None:
     """
     if not is_loopback(host) and not insecure:
         raise ServerError(
-            f"host {host} is not a loopback address: {what} would let every machine that "
-            "reaches it in, with no authentication; listen there anyway with --insecure "
-            "(insecure=True), or keep the default 127.0.0.1")
+            f"host {host} is not a loopback address: {what} {risk}; listen there anyway "
+            "with --insecure (insecure=True), or keep the default 127.0.0.1")
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     with socket.socket(family, socket.SOCK_STREAM) as sock:
         try:

@@ -17,14 +17,16 @@ import socket
 import threading
 from collections.abc import Callable, Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
-from hmscatalog.access import DEFAULT_PORTS, TOKEN_VARIABLE, Access
+from hmscatalog.access import DEFAULT_PORTS, PROTECTED, TOKEN_VARIABLE, Access
 from hmscatalog.errors import ServerError
 from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.launcher import check_host
 from hmscatalog.spark.attach import attach, security
 from hmscatalog.spark.internals.session import (
     kerberos_login,
+    set_system_properties,
     start_connect_server,
     start_thrift_server,
 )
@@ -50,22 +52,25 @@ def start(uri: str, port: int | None = None, host: str = "127.0.0.1", name: str 
 
     access = (access or Access()).checked(protocol)
     port = DEFAULT_PORTS[protocol] if port is None else port
-    preflight(uri, port, host, name, conf or {}, insecure or access.mode != "none")
+    preflight(uri, port, host, name, conf or {}, insecure, access)
     everywhere = host in ("0.0.0.0", "::")
     if not everywhere:
         os.environ.setdefault("SPARK_LOCAL_IP", host)
+    # The user's settings first: the server's own (port, address, authentication) are what
+    # the arguments say; the driver's Java options add to the user's.
     builder = (SparkSession.builder.master(master).appName(f"hmscatalog-serve-{protocol}")
                .config(map=session_conf((name,)))
+               .config(map=conf or {})
                .config(map=_server_conf(protocol, port, host, access, conf or {}))
                .config("spark.driver.bindAddress", host))
     if not everywhere:
         builder = builder.config("spark.driver.host", host)
-    for key, value in (conf or {}).items():
-        builder = builder.config(key, value)
     spark = builder.getOrCreate()
     attach(spark, name=name, uri=uri)
     if access.mode == "kerberos":
         kerberos_login(spark, access.principal, access.keytab)
+    if access.mode == "ldap":
+        set_system_properties(spark, _ldap_properties(access))
     stop_server = (start_thrift_server(spark) if protocol == "hs2"
                    else start_connect_server(spark))
 
@@ -99,29 +104,62 @@ def _server_conf(protocol: str, port: int, host: str, access: Access,
             # the client's name is the session's user.
             "spark.hadoop.hive.server2.enable.doAs": "false",
             **({"spark.driver.extraJavaOptions": java_options} if java_options else {})}
+    if access.mode == "ldap":
+        settings["spark.hadoop.hive.server2.authentication"] = "LDAP"
     return settings
 
 
+def _ldap_properties(access: Access) -> dict[str, str]:
+    """Where HiveServer2's LDAP check binds. It reads them from a HiveConf of its own, which
+    sees the JVM's system properties but not the session's settings."""
+    return {"hive.server2.authentication.ldap.url": access.ldap_url,
+            "hive.server2.authentication.ldap.baseDN": access.ldap_base_dn}
+
+
 def preflight(uri: str, port: int, host: str, name: str, conf: Mapping[str, str],
-              insecure: bool) -> None:
+              insecure: bool, access: Access) -> None:
     """What would make the server fail, found before Spark starts (in a second, not after it).
 
     Raises:
-        ServerError: ``host`` is refused (see :func:`check_host`), or the port is taken.
+        ServerError: ``host`` is refused (see :func:`check_host`; an ``access`` that protects
+            secrets on the network counts as ``insecure``), the port is taken, or the LDAP
+            server does not answer.
         InvalidUri: ``uri`` is malformed.
         InvalidSetting: a Kerberos or TLS setting in ``conf`` cannot work.
         MetastoreError: the metastore does not answer (or refuses the client).
     """
-    check_host(host, insecure, "the SQL server")
+    insecure = insecure or access.mode in PROTECTED
+    if access.mode == "ldap":
+        check_host(host, insecure, "the SQL server", "would take LDAP passwords in clear from "
+                   "every machine that reaches it")
+    else:
+        check_host(host, insecure, "the SQL server")
     kerberos, tls = security(conf.get, name)
     with MetastoreClient(uri, retries=1, kerberos=kerberos, tls=tls) as client:
         client.list_databases()
+    if access.mode == "ldap":
+        _check_ldap(access.ldap_url)
     with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as sock:
         try:
             sock.bind((host, port))
         except OSError as exc:
             raise ServerError(f"port {port} is already in use on {host}: choose another with "
                               f"--port ({exc.strerror})") from exc
+
+
+def _check_ldap(url: str) -> None:
+    """Raises ServerError unless something takes connections at the LDAP server's address."""
+    parsed = urlsplit(url)
+    try:
+        where = (parsed.hostname or "", parsed.port or (636 if parsed.scheme == "ldaps" else 389))
+    except ValueError as exc:
+        raise ServerError(f"--ldap-url {url!r} is malformed: {exc}") from exc
+    try:
+        with socket.create_connection(where, timeout=5):
+            pass
+    except OSError as exc:
+        raise ServerError(f"the LDAP server {url} does not answer: "
+                          f"{exc.strerror or exc}") from exc
 
 
 def address(protocol: str, host: str, port: int, access: Access) -> str:

@@ -26,12 +26,16 @@ def kdc(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kdc]:
     yield from running(tmp_path_factory.mktemp("kdc"))
 
 
+SERVED: dict[str, Path] = {}  # the serve process's log folder and keytab, for the secrets test
+
+
 @pytest.fixture(scope="module")
 def kerberized(kdc: Kdc, metastore_uri: str, tmp_path_factory: pytest.TempPathFactory,
                spark_driver_options: str) -> Iterator[tuple[int, str]]:
     """The port and principal of ``hmscatalog serve --auth kerberos`` as ``hive/localhost``."""
     principal, keytab = kdc.principal("hive/localhost")
-    for process in serve(metastore_uri, tmp_path_factory.mktemp("serve"), "--auth", "kerberos",
+    SERVED.update(folder=tmp_path_factory.mktemp("serve"), keytab=keytab)
+    for process in serve(metastore_uri, SERVED["folder"], "--auth", "kerberos",
                          "--kerberos-principal", principal, "--kerberos-keytab", str(keytab)):
         yield int(process.args[-1]), principal
 
@@ -117,3 +121,14 @@ def test_pyhive_without_kerberos_is_refused(kerberized: tuple[int, str],
 
     with pytest.raises(TTransportException, match="Unsupported mechanism type PLAIN"):
         _pyhive(port, alice_cache, username="mallory")
+
+
+def test_the_keytab_path_is_in_no_log(kerberized: tuple[int, str], alice_cache: Path) -> None:
+    """After the queries above (and a refused one): the server's output names its principal,
+    never its keytab."""
+    port, principal = kerberized
+    _beeline(port, principal, alice_cache, "SELECT 1")
+    said = "\n".join(log.read_text() for log in SERVED["folder"].glob("serve-*.log"))
+    assert principal in said
+    assert str(SERVED["keytab"]) not in said
+    assert SERVED["keytab"].name not in said

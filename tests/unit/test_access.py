@@ -19,7 +19,14 @@ def _no_token(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.mark.parametrize(("access", "protocol", "line"), [
     (Access(), "odbc", "--protocol 'odbc' is not one of hs2, connect"),
-    (Access("token"), "hs2", "--auth token is not offered over hs2: choose one of none, kerberos"),
+    (Access("token"), "hs2",
+     "--auth token is not offered over hs2: choose one of none, kerberos, ldap"),
+    (Access("ldap", ldap_url="ldap://h"), "hs2",
+     "--auth ldap needs both --ldap-url and --ldap-base-dn"),
+    (Access("ldap", ldap_url="h:389", ldap_base_dn="ou=p"), "hs2",
+     "--ldap-url 'h:389' is not ldap://host[:port] or ldaps://host[:port]"),
+    (Access("none", ldap_base_dn="ou=p"), "hs2",
+     "--ldap-url and --ldap-base-dn go with --auth ldap"),
     (Access("kerberos"), "connect",
      "--auth kerberos is not offered over connect: choose one of none, token"),
     (Access("kerberos", "hive/_HOST@R"), "hs2",

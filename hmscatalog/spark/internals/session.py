@@ -181,3 +181,11 @@ def kerberos_login(spark: Any, principal: str, keytab: str) -> None:
     ugi.setConfiguration(spark.sparkContext._jsc.hadoopConfiguration())
     ugi.loginUserFromKeytab(principal, keytab)
 
+
+
+def set_system_properties(spark: Any, properties: dict[str, str]) -> None:
+    """Set Java system properties in the driver's JVM (read by Hive's classes that make a
+    ``HiveConf`` of their own)."""
+    system = spark.sparkContext._jvm.java.lang.System
+    for key, value in properties.items():
+        system.setProperty(key, value)
