@@ -8,11 +8,11 @@ import shutil
 import signal
 import socket
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from ports import wait_listening
 
 REALM = "HMSCATALOG.TEST"
 TOOLS = ("krb5kdc", "kdb5_util", "kadmin.local", "kinit")
@@ -77,14 +77,7 @@ class Kdc:
         self.process = subprocess.Popen(
             [_tool("krb5kdc"), "-n", "-r", REALM], env={**os.environ, **self.env},
             stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT, start_new_session=True)
-        deadline = time.monotonic() + 30
-        while True:
-            with socket.socket() as sock:
-                if sock.connect_ex(("127.0.0.1", self.port)) == 0:
-                    break
-            if self.process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"krb5kdc did not start: {(folder / 'kdc.log').read_text()}")
-            time.sleep(0.1)
+        wait_listening(self.port, self.process, folder / "kdc.log")
 
     def _run(self, *command: str) -> str:
         done = subprocess.run(command, env={**os.environ, **self.env}, capture_output=True,

@@ -9,11 +9,11 @@ import shutil
 import signal
 import socket
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from ports import wait_listening
 
 SUFFIX = "dc=hmscatalog,dc=test"
 PEOPLE = f"ou=people,{SUFFIX}"
@@ -62,14 +62,7 @@ class LdapServer:
             [slapd, "-f", str(conf), "-h", f"{self.url}/", "-d", "0"],
             stdout=subprocess.DEVNULL, stderr=(folder / "slapd.log").open("w"),
             start_new_session=True)
-        deadline = time.monotonic() + 30
-        while True:
-            with socket.socket() as sock:
-                if sock.connect_ex(("127.0.0.1", self.port)) == 0:
-                    break
-            if self.process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"slapd did not start: {(folder / 'slapd.log').read_text()}")
-            time.sleep(0.1)
+        wait_listening(self.port, self.process, folder / "slapd.log")
 
     def stop(self) -> None:
         os.killpg(os.getpgid(self.process.pid), signal.SIGTERM)
