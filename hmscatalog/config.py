@@ -71,6 +71,7 @@ URI = "spark.hmscatalog.uri"
 TIMEOUT = "spark.hmscatalog.timeout"
 POOL_SIZE = "spark.hmscatalog.pool-size"  # metastore connections per catalog
 METASTORE_CATALOG = "spark.hmscatalog.metastore-catalog"  # Hive 3+: the catalog of databases
+CACHE_TTL = "spark.hmscatalog.cache-ttl"  # how long queries reuse the metastore's answers
 S3_ENDPOINT = "spark.hmscatalog.s3.endpoint"
 S3_REGION = "spark.hmscatalog.s3.region"
 S3_ACCESS_KEY_ID = "spark.hmscatalog.s3.access-key-id"
@@ -100,9 +101,10 @@ HIVE_MAX_DYNAMIC_PARTITIONS_PER_NODE = "hive.exec.max.dynamic.partitions.pernode
 HADOOP_PREFIX = "spark.hadoop."
 
 Source = Literal["table", "catalog", "hive"]
-# boolean: true/false; count: a whole number; seconds: a positive number; choice: one of
-# Setting.choices; glob: a pattern below the table location; text: any string.
-Kind = Literal["boolean", "count", "seconds", "choice", "glob", "text"]
+# boolean: true/false; count: a whole number; seconds: a positive number; duration: a number
+# of seconds, minutes or hours, 0 included (30s, 5m); choice: one of Setting.choices; glob: a
+# pattern below the table location; text: any string.
+Kind = Literal["boolean", "count", "seconds", "duration", "choice", "glob", "text"]
 Value = bool | int | float | str | None
 T = TypeVar("T", bool, int, float, str)
 # How session settings are looked up: the Spark conf's get(key, None).
@@ -198,6 +200,13 @@ SETTINGS: dict[str, Setting] = {s.key: s for s in (
     Setting(POOL_SIZE, "catalog", "count", 2,
             "Metastore connections the catalog's sessions share; calls beyond them wait for "
             "a free one.", minimum=1),
+    Setting(CACHE_TTL, "catalog", "duration", 0.0,
+            "How long queries may reuse the metastore's answers (tables, partition lists, "
+            "partition counts), as Trino's `hive.metastore-cache-ttl`: `30s`, `5m`, `1h`, or "
+            "seconds. Writes, DDL, MSCK and procedures through any hms catalog of the driver "
+            "are seen at once, as is everything after `REFRESH TABLE`; changes by other "
+            "engines or processes after at most this long. `0` (the default, as in Trino): "
+            "every query asks the metastore."),
     Setting(METASTORE_CATALOG, "catalog", "text", "",
             "The Hive 3+ metastore catalog holding the databases. Unset: the server's default "
             "(`metastore.catalog.default`, `hive` unless changed); an error on Hive 2.x."),
@@ -234,6 +243,8 @@ _ERRORS: dict[Source, type[InvalidSetting | DynamicPartitionError]] = {
 
 _COUNT = re.compile(r"\+?[0-9]+")
 _SECONDS = re.compile(r"\+?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
+_DURATION = re.compile(r"(\+?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))\s*(ms|s|m|h|d)?", re.IGNORECASE)
+_UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
 
 
 def parse_boolean(text: str) -> bool | None:
@@ -258,6 +269,15 @@ def parse_seconds(text: str) -> float | None:
     if not _SECONDS.fullmatch(stripped) or float(stripped) <= 0:
         return None
     return float(stripped)
+
+
+def parse_duration(text: str) -> float | None:
+    """Seconds of a duration: a number of ``ms``, ``s``, ``m``, ``h`` or ``d`` (seconds without a
+    unit), 0 included; else ``None``."""
+    match = _DURATION.fullmatch(text.strip())
+    if not match:
+        return None
+    return float(match.group(1)) * _UNITS[(match.group(2) or "s").lower()]
 
 
 def parse_choice(text: str, choices: Iterable[str]) -> str | None:
@@ -285,6 +305,9 @@ def parse(key: str, text: str, where: str, spelt: str | None = None) -> Value:
         expected = f"a whole number of at least {setting.minimum}"
     elif setting.kind == "seconds":
         value, expected = parse_seconds(text), "a positive number of seconds"
+    elif setting.kind == "duration":
+        value = parse_duration(text)
+        expected = "a duration such as 30s, 5m or 1h (0 for none)"
     elif setting.kind == "choice":
         value, expected = parse_choice(text, setting.choices), " or ".join(setting.choices)
     elif setting.kind == "text":

@@ -138,6 +138,7 @@ _KINDS: Mapping[config.Kind, str] = {
     "boolean": "`true` or `false`, any case",
     "count": "a whole number",
     "seconds": "a positive number of seconds",
+    "duration": "a number of seconds, or of `ms`, `s`, `m`, `h`, `d` (`30s`, `5m`)",
     "choice": "one of its words, any case",
     "glob": "a glob below the table location",
     "text": "text",

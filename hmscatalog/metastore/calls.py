@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator, Sequence
-from typing import Self, TypeVar
+from typing import Any, Self, TypeVar
 
 from thrift.Thrift import TException
 
@@ -28,6 +28,7 @@ from hmscatalog.errors import (
 )
 from hmscatalog.metastore import convert
 from hmscatalog.metastore._thrift.hive_metastore import ttypes as t
+from hmscatalog.metastore.cache import is_read, note_write
 from hmscatalog.metastore.connection import (
     DEFAULT_BACKOFF_S,
     DEFAULT_CONNECT_TIMEOUT_S,
@@ -64,9 +65,21 @@ class MetastoreCalls:
     ) -> None:
         self._connection = MetastorePool(uris, timeout_s, connect_timeout_s, retries, backoff_s,
                                          pool_size, kerberos, tls)
-        self._call = self._connection.call
+        self._call = self._noted_call
         self._catalog = catalog or None
         self._catalog_checked = False
+
+    def _noted_call(self, method: str, *args: Any) -> Any:
+        """A Thrift call; one that may change metadata is noted, before it is sent and after it
+        returns, so that caches of this process do not answer from before it
+        (:mod:`hmscatalog.metastore.cache`)."""
+        if is_read(method):
+            return self._connection.call(method, *args)
+        note_write(method, args)
+        try:
+            return self._connection.call(method, *args)
+        finally:
+            note_write(method, args)
 
     @property
     def uris(self) -> list[str]:

@@ -11,12 +11,14 @@ from __future__ import annotations
 import logging
 from concurrent.futures import Future
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Protocol
 
 from hmscatalog.errors import InvalidFilter, InvalidPartitionValue
 from hmscatalog.expressions.binding import bind
 from hmscatalog.expressions.metastore_filter import metastore_filter
 from hmscatalog.expressions.predicates import AlwaysFalse, AlwaysTrue, Predicate
+from hmscatalog.metastore.cache import MetadataCache
 from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.model import Partition, Table
 from hmscatalog.sources.source import SelectedPartition, Selection
@@ -34,6 +36,7 @@ class PartitionSelection:
         total: how many partitions the table has (``None`` unless asked for).
         metastore_filter: the filter string sent, or ``None`` when all partitions were fetched.
         client_filtered: whether the client evaluated predicates the metastore did not get.
+        cache_age: how old the fetched list was when ``cache`` gave it; ``None``: fetched now.
     """
 
     partitions: list[Partition]
@@ -41,6 +44,7 @@ class PartitionSelection:
     total: int | None
     metastore_filter: str | None
     client_filtered: bool
+    cache_age: float | None = None
 
 
 def _typed(part: Partition, table: Table) -> tuple[Any, ...] | None:
@@ -51,38 +55,45 @@ def _typed(part: Partition, table: Table) -> tuple[Any, ...] | None:
 
 
 def select_partitions(
-    client: MetastoreClient, table: Table, predicate: Predicate, count_total: bool = False
+    client: MetastoreClient, table: Table, predicate: Predicate, count_total: bool = False,
+    cache: MetadataCache | None = None,
 ) -> PartitionSelection:
-    """Partitions of ``table`` that ``predicate`` (over its columns) does not rule out.
+    """Partitions of ``table`` that ``predicate`` (over its columns) does not rule out; the
+    metastore's answers come from ``cache`` while it has them.
 
     A partition whose stored value does not parse as its column's type is kept, since nothing
     can be decided about it.
     """
+    cache = cache or MetadataCache(0)
+    database, name = table.database, table.name
     spec = table.partition_spec
-    total = client.count_partitions(table.database, table.name) if count_total else None
+    total = cache.count(database, name, lambda: client.count_partitions(database, name)).value \
+        if count_total else None
     if isinstance(predicate, AlwaysFalse):
         return PartitionSelection([], 0, total, None, True)
     bound = bind(predicate, spec)
     plan = metastore_filter(bound)
     text = plan.text
-    fetched: list[Partition]
     if text is not None:
         try:
-            fetched = client.get_partitions_by_filter(table.database, table.name, text)
+            found = cache.partitions(database, name, text, partial(
+                client.get_partitions_by_filter, database, name, text))
         except InvalidFilter as exc:
             log.warning("metastore rejected %s; filtering all partitions on the client", exc)
             text = None
     if text is None:
-        fetched = client.list_partitions(table.database, table.name)
+        found = cache.partitions(database, name, None,
+                                 partial(client.list_partitions, database, name))
+    fetched, age = found.value, found.age
     if isinstance(predicate, AlwaysTrue):
-        return PartitionSelection(fetched, len(fetched), total, text, False)
+        return PartitionSelection(fetched, len(fetched), total, text, False, age)
     kept = []
     for part in fetched:
         values = _typed(part, table)
         if values is None or bound.may_match(values):
             kept.append(part)
     return PartitionSelection(kept, len(fetched), total, text,
-                              plan.residual is not None or text is None)
+                              plan.residual is not None or text is None, age)
 
 
 class MetastoreAccess(Protocol):
@@ -90,6 +101,9 @@ class MetastoreAccess(Protocol):
 
     @property
     def metastore(self) -> MetastoreClient: ...
+
+    @property
+    def cache(self) -> MetadataCache: ...
 
     def count_later(self, table: Table) -> Future[int]:
         """Start counting ``table``'s partitions on another connection; the future holds the
@@ -107,8 +121,9 @@ class MetastoreSource:
 
     def select(self, predicate: Predicate) -> Selection:
         total = self._access.count_later(self._table)
-        chosen = select_partitions(self._access.metastore, self._table, predicate)
+        chosen = select_partitions(self._access.metastore, self._table, predicate,
+                                   cache=self._access.cache)
         return Selection([SelectedPartition(tuple(p.values), p.location, p)
                           for p in chosen.partitions], "metastore", total,
                          metastore_filter=chosen.metastore_filter,
-                         client_filtered=chosen.client_filtered)
+                         client_filtered=chosen.client_filtered, cache_age=chosen.cache_age)

@@ -64,12 +64,15 @@ class ReadTarget:
     properties: Mapping[str, str] = field(default_factory=dict)
     table: Table | None = None
     values_from_paths: bool = False
+    # How old the table's definition was when the metadata cache gave it; None: fetched.
+    cache_age: float | None = field(default=None, compare=False)
 
     @classmethod
-    def of(cls, table: Table) -> ReadTarget:
+    def of(cls, table: Table, cache_age: float | None = None) -> ReadTarget:
         """A metastore table as a read target."""
         return cls(table.qualified_name, f"table {table.qualified_name}", table.columns,
-                   table.partition_keys, table.location, table.format, table.parameters, table)
+                   table.partition_keys, table.location, table.format, table.parameters, table,
+                   cache_age=cache_age)
 
     @property
     def partition_spec(self) -> PartitionSpec:
@@ -106,6 +109,8 @@ class Selection:
         files: the data files to read, by partition location, where the source picked them
             (a discovery glob, or a source asked for files); a location missing here is read
             whole.
+        cache_age: how old the partition list was when the metadata cache gave it; ``None``:
+            fetched for this selection.
     """
 
     partitions: Sequence[SelectedPartition]
@@ -115,6 +120,7 @@ class Selection:
     metastore_filter: str | None = None
     client_filtered: bool = False
     files: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    cache_age: float | None = None
 
 
 class PartitionSource(Protocol):
@@ -132,18 +138,24 @@ class Unpartitioned:
         return Selection([], "unpartitioned")
 
 
-def describe(name: str, selection: Selection | None) -> str:
+def describe(name: str, selection: Selection | None, table_age: float | None = None) -> str:
     """What EXPLAIN says about the partitions of the target called ``name``, e.g.
     ``hms db.t partitions=3/42 (metastore filter: dt = "2024-01-05"; client-side filter: no)``;
-    ``None``: the selection waits for the query's runtime filters.
+    ``None``: the selection waits for the query's runtime filters. Answers the metadata cache
+    gave are named with their age (``table_age``: the table's definition).
 
     A count still running is waited for here; one that failed shows as ``unknown``.
     """
+    cached = [f"{what} {age:.1f} s old" for what, age in
+              (("table", table_age), ("partitions", selection and selection.cache_age))
+              if age is not None]
+    from_cache = f"metadata cache: {', '.join(cached)}" if cached else ""
     if selection is None:
-        return f"hms {name} partitions=pending (selected when the query runs)"
+        note = f"; {from_cache}" if from_cache else ""
+        return f"hms {name} partitions=pending (selected when the query runs{note})"
     match selection.origin:
         case "unpartitioned":
-            return f"hms {name} unpartitioned"
+            return f"hms {name} unpartitioned" + (f" ({from_cache})" if from_cache else "")
         case "storage":
             how = f"discovered on storage; list calls: {selection.list_calls}"
         case "projection":
@@ -152,6 +164,8 @@ def describe(name: str, selection: Selection | None) -> str:
             sent = selection.metastore_filter or "none"
             client = "yes" if selection.client_filtered else "no"
             how = f"metastore filter: {sent}; client-side filter: {client}"
+    if from_cache:
+        how = f"{how}; {from_cache}"
     return (f"hms {name} partitions={len(selection.partitions)}/{_total(name, selection)}"
             f" ({how})")
 

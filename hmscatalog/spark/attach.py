@@ -20,6 +20,7 @@ from typing import Any
 
 from hmscatalog import config
 from hmscatalog.errors import InvalidUri
+from hmscatalog.metastore.cache import MetadataCache
 from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.sasl import Kerberos
 from hmscatalog.metastore.tls import Tls
@@ -104,6 +105,7 @@ class Attached:
     client: MetastoreClient
     storage_options: dict[str, str]
     home: Jvm  # the attaching session's
+    cache: MetadataCache  # the metastore answers its sessions' queries reuse
     sessions: list[tuple[Any, HmsCatalog]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -114,7 +116,7 @@ class Attached:
                     return catalog
             jvm = self.home if self.home.jsession.equals(jsession) else _jvm_of(self.home,
                                                                                  jsession)
-            catalog = HmsCatalog(jvm, self.client, self.name, self.storage_options)
+            catalog = HmsCatalog(jvm, self.client, self.name, self.storage_options, self.cache)
             self.sessions.append((jsession, catalog))
             return catalog
 
@@ -202,7 +204,8 @@ def attach(spark: Any, name: str = "hms", uri: str | None = None,
     jvm = proxy_jvm(spark)
     plugin.load(jvm.gateway.jvm)
     registry = jvm.cls(plugin.REGISTRY_CLASS)
-    attached = Attached(name, client, storage_options(spark, name), jvm)
+    cache = MetadataCache(config.catalog_setting(get, name, config.CACHE_TTL, float))
+    attached = Attached(name, client, storage_options(spark, name), jvm, cache)
     _ATTACHED[name] = attached
     registry.register(name, _Factory(attached))
     registry.setHooks(SessionHooks(jvm, _ATTACHED))  # this driver JVM's, even after a restart

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Set as AbstractSet
 from dataclasses import replace
 from typing import Any
 
 from hmscatalog.config import check_properties
 from hmscatalog.errors import AlreadyExists, InvalidOperation, NoSuchNamespace, NoSuchTable
+from hmscatalog.metastore.cache import MetadataCache
 from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.model import (
     VIRTUAL_VIEW,
@@ -43,16 +45,19 @@ class HmsCatalog(JavaProxy):
                       f"{CATALOG_PKG}.ProcedureCatalog"]
 
     def __init__(self, jvm: Jvm, client: MetastoreClient, name: str,
-                 storage_options: dict[str, str] | None = None) -> None:
+                 storage_options: dict[str, str] | None = None,
+                 cache: MetadataCache | None = None) -> None:
         self._jvm = jvm
         self.client = client
         self._name = name
-        self._context = CatalogContext(jvm, client, storage_options)
+        self.cache = cache or MetadataCache(0)  # what queries reuse (the catalog's cache-ttl)
+        self._context = CatalogContext(jvm, client, storage_options, self.cache)
         self._definitions = TableDefinitions(jvm, client)
         self.storage_options = dict(storage_options or {})
-        # Tables the analyzer rule fetched from the metastore (to see whether a name is a
-        # view) just before Spark loads them: loadTable takes each once, if it is that fresh.
-        self._fetched: dict[tuple[str, str], tuple[float, Table]] = {}
+        # Tables the analyzer rule fetched (to see whether a name is a view) just before
+        # Spark loads them, with their age if the cache gave them: loadTable takes each once,
+        # if it is that fresh.
+        self._fetched: dict[tuple[str, str], tuple[float, Table, float | None]] = {}
         self._fetched_lock = threading.Lock()
 
     # -- CatalogPlugin ---------------------------------------------------------------------
@@ -90,19 +95,25 @@ class HmsCatalog(JavaProxy):
     def jvm(self) -> Jvm:
         return self._jvm
 
-    def fetched(self, table: Table) -> None:
-        """``table`` was just fetched for a statement that is about to load it."""
+    def fetched(self, table: Table, cache_age: float | None = None) -> None:
+        """``table`` was just fetched for a statement that is about to load it (or given by
+        the metadata cache, ``cache_age`` seconds old)."""
         with self._fetched_lock:
             if len(self._fetched) > 256:
                 self._fetched.clear()
-            self._fetched[(table.database, table.name)] = (time.monotonic(), table)
+            self._fetched[(table.database, table.name)] = (time.monotonic(), table, cache_age)
 
-    def _fresh(self, database: str, name: str) -> Table | None:
+    def _fresh(self, database: str, name: str) -> tuple[Table, float | None] | None:
         with self._fetched_lock:
             found = self._fetched.pop((database, name), None)
         if found is None or time.monotonic() - found[0] > FETCHED_FOR:
             return None
-        return found[1]
+        return found[1], found[2]
+
+    def _table_for_query(self, database: str, name: str) -> tuple[Table, float | None]:
+        """The table, from the metadata cache while it has it; with the answer's age."""
+        found = self.cache.table(database, name, lambda: self.client.get_table(database, name))
+        return found.value, found.age
 
     def refresh(self, database: str, name: str) -> None:
         """What ``REFRESH TABLE`` does, after partitions changed behind Spark's back."""
@@ -226,16 +237,27 @@ class HmsCatalog(JavaProxy):
         return self._jvm.array(identifier, [self._jvm.identifier([database], n) for n in names])
 
     def loadTable(self, ident: Any, *rest: Any) -> Any:
+        """The table a statement names. Spark passes the privileges a write needs when it loads
+        the table to write it (a set, or since 4.1 in a ``TableContext``): a write's table is
+        never the cache's."""
+        context = rest[0] if len(rest) == 2 else None  # TableContext, options
         time_travel = bool(rest) and (
-            isinstance(rest[0], str | int) or (len(rest) == 2 and rest[0].timeTravel().isPresent())
+            isinstance(rest[0], str | int)
+            or (context is not None and context.timeTravel().isPresent())
         )
+        privileges = context.writePrivileges() if context is not None else rest[0] if rest \
+            else None
+        for_write = isinstance(privileges, AbstractSet) and len(privileges) > 0
         database, name = self._names(ident)
         if time_travel:
             self._jvm.spark_error("SparkUnsupportedOperationException",
                                   "UNSUPPORTED_FEATURE.TIME_TRAVEL",
                                   relationId=quoted(self._name, database, name))
         try:
-            table = self._fresh(database, name) or self.client.get_table(database, name)
+            fresh = self._fresh(database, name)
+            if for_write and (fresh is None or fresh[1] is not None):
+                fresh = self.client.get_table(database, name), None
+            table, age = fresh or self._table_for_query(database, name)
         except (NoSuchTable, NoSuchNamespace):
             self._jvm.analysis_error("NoSuchTableException", ident)
         if table.table_type == VIRTUAL_VIEW:
@@ -245,8 +267,8 @@ class HmsCatalog(JavaProxy):
         if recovery.needs_recovery(table):  # writes whose process died
             done = recovery.recover(self.client, table)
             if done.finished or done.undone:  # the table's location may have moved
-                table = self.client.get_table(database, name)
-        return HmsTable(self._context, table)
+                table, age = self.client.get_table(database, name), None
+        return HmsTable(self._context, table, cache_age=age)
 
     def tableExists(self, ident: Any) -> bool:
         database, name = self._names(ident)
@@ -256,9 +278,11 @@ class HmsCatalog(JavaProxy):
             return False
 
     def invalidateTable(self, ident: Any) -> None:
-        """``REFRESH TABLE``: forget the file listings kept for the table."""
+        """``REFRESH TABLE``: forget the file listings and metastore answers kept for the
+        table."""
         database, name = self._names(ident)
         self._context.listings.invalidate(f"{database}.{name}")
+        self.cache.invalidate(database, name)
         self._fresh(database, name)
 
     def createTable(self, ident: Any, *rest: Any) -> Any:

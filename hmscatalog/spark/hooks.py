@@ -108,12 +108,15 @@ class SessionHooks(JavaProxy):
         attached = self._attached.get(catalog)
         if attached is None:
             return None
+        client = attached.client
         try:
-            table = attached.client.get_table(database, name)
+            found = attached.cache.table(database, name,
+                                         lambda: client.get_table(database, name))
         except NoSuchObject:
             return None  # Spark reports the missing table as for any catalog
+        table = found.value
         if table.table_type != VIRTUAL_VIEW:
-            attached.catalog_for(session).fetched(table)  # Spark loads it next
+            attached.catalog_for(session).fetched(table, found.age)  # Spark loads it next
             return None
         return view_plan(self._jvm, session, catalog, table)
 

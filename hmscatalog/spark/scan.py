@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 from hmscatalog.errors import HmsCatalogError
 from hmscatalog.expressions.instants import zone_of
 from hmscatalog.expressions.predicates import IsNotNull, Predicate, and_all
+from hmscatalog.metastore.cache import MetadataCache
 from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.model import Table
 from hmscatalog.metastore.serde import NATIVE_FORMATS
@@ -49,9 +50,11 @@ class CatalogContext:
     """
 
     def __init__(self, jvm: Jvm, client: MetastoreClient | None,
-                 storage_options: Mapping[str, str] | None = None) -> None:
+                 storage_options: Mapping[str, str] | None = None,
+                 cache: MetadataCache | None = None) -> None:
         self.jvm = jvm
         self.client = client  # None for path reads, which have no metastore
+        self.cache = cache or MetadataCache(0)  # the queries' answers (off unless given)
         self.storage_options = dict(storage_options or {})
         self.listings = ListingCache(jvm)
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hms-count")
@@ -64,7 +67,9 @@ class CatalogContext:
 
     def count_later(self, table: Table) -> Future[int]:
         """Start counting ``table``'s partitions; the future holds the count."""
-        return self._pool.submit(self.metastore.count_partitions, table.database, table.name)
+        client, database, name = self.metastore, table.database, table.name
+        return self._pool.submit(lambda: self.cache.count(
+            database, name, lambda: client.count_partitions(database, name)).value)
 
 
 class HmsScan(JavaProxy):
@@ -296,7 +301,7 @@ class HmsScanBuilder(JavaProxy):
         # Spark resolves runtime filters against the scan's output: only columns it reads.
         read_columns = {str(name).lower() for name in self._required.fieldNames()}
         columns = [c.name for c in target.partition_keys if c.name.lower() in read_columns]
-        named = partial(describe, target.qualified_name)
+        named = partial(describe, target.qualified_name, table_age=target.cache_age)
         if not columns:
             selection = source.select(predicate)
             return HmsScan(self._jvm, scan(selection), named, selection)

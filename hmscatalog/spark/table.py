@@ -117,10 +117,12 @@ class HmsTable(ReadOnlyTable):
                       f"{CATALOG_PKG}.TruncatableTable"]
 
     def __init__(self, context: CatalogContext, table: Table,
-                 column_order: Sequence[str] | None = None) -> None:
+                 column_order: Sequence[str] | None = None,
+                 cache_age: float | None = None) -> None:
+        """``cache_age``: how old ``table`` was when the metadata cache gave it."""
         # Avro, OpenCSV...: the columns the table's SerDe reads it with, as in Hive.
         table, self._serde_error = serde_columns(context.jvm, table)
-        super().__init__(context, ReadTarget.of(table), column_order)
+        super().__init__(context, ReadTarget.of(table, cache_age), column_order)
         self.table = table
 
     def properties(self) -> Any:

@@ -14,7 +14,8 @@ from hmscatalog.projection import InvalidProjection, parse_projection
 from hmscatalog.sources.discovery import is_enabled
 from hmscatalog.write.rules import DynamicPartitionSettings
 
-PYTHON_TYPES = {"boolean": bool, "count": int, "seconds": float, "choice": str, "text": str}
+PYTHON_TYPES = {"boolean": bool, "count": int, "seconds": float, "duration": float, "choice": str,
+                "text": str}
 
 
 def test_every_default_is_of_its_kind() -> None:
@@ -34,7 +35,7 @@ def test_the_sources_and_their_keys() -> None:
     for setting in config.SETTINGS.values():
         by_source.setdefault(setting.source, set()).add(setting.key)
     assert by_source["catalog"] == {f"spark.hmscatalog.{k}" for k in (
-        "uri", "timeout", "pool-size", "metastore-catalog", "s3.endpoint", "s3.region",
+        "uri", "timeout", "pool-size", "cache-ttl", "metastore-catalog", "s3.endpoint", "s3.region",
         "s3.access-key-id", "s3.secret-access-key", "s3.session-token",
         "kerberos.principal", "kerberos.client-principal", "kerberos.keytab", "tls.enabled",
         "tls.ca-file")}
@@ -149,8 +150,8 @@ def test_session_conf_lists_the_known_keys_when_none_is_close() -> None:
         config.check_session_conf([("spark.hmscatalog.zzzzzzzzzz", "1")], ["hms"])
     assert str(refused.value) == (
         "Spark conf: unknown setting 'spark.hmscatalog.zzzzzzzzzz'; known: spark.hmscatalog."
-        "[<catalog>.]{uri, timeout, pool-size, metastore-catalog, s3.endpoint, s3.region, "
-        "s3.access-key-id, s3.secret-access-key, s3.session-token, kerberos.principal, "
+        "[<catalog>.]{uri, timeout, pool-size, cache-ttl, metastore-catalog, s3.endpoint, "
+        "s3.region, s3.access-key-id, s3.secret-access-key, s3.session-token, kerberos.principal, "
         "kerberos.client-principal, kerberos.keytab, tls.enabled, tls.ca-file}")
 
 

@@ -18,6 +18,7 @@ from hmscatalog.errors import (
     MetastoreError,
 )
 from hmscatalog.expressions.predicates import AlwaysTrue, Compare, eq
+from hmscatalog.metastore.cache import MetadataCache
 from hmscatalog.metastore.model import Column, Partition, Storage, StorageFormat, Table
 from hmscatalog.sources.choose import source_for
 from hmscatalog.sources.discovery import DiscoverySource
@@ -101,6 +102,10 @@ class _Access:
     @property
     def metastore(self) -> Any:
         return self
+
+    @property
+    def cache(self) -> MetadataCache:
+        return MetadataCache(0)
 
     def count_later(self, table: Table) -> Future[int]:
         self.calls.append("count")

@@ -1,0 +1,200 @@
+"""A catalog's cache of metastore answers for queries: tables, partition lists and counts.
+
+Two rules keep it from answering with something stale:
+
+- **Never stale for this process's own writes.** Every Thrift call a
+  :class:`~hmscatalog.metastore.client.MetastoreClient` of this process makes that is not a read
+  (:func:`is_read`) is noted here (:func:`note_write`) before it is sent and again after it
+  returns, against the table it names, or against every table when it names none (databases,
+  catalogs). An entry is used only while no write was noted against its table since it was
+  fetched, and an answer fetched while a write was under way is not kept. Writes through hms
+  (INSERTs, DDL, MSCK, procedures, the CLI's repair in this process) all go through such a
+  client, so the next query sees them at once.
+- **Changes by anyone else are seen after at most the TTL** (or at once after ``REFRESH TABLE``,
+  :meth:`MetadataCache.invalidate`): another engine, another process, Spark's built-in catalog.
+
+A TTL of 0 turns the cache off, as in Trino (``hive.metastore-cache-ttl`` defaults to ``0s``):
+each query then asks the metastore, as Spark's built-in catalog and Hive do.
+
+Only queries read through the cache. Writes read the table and its partitions from the
+metastore itself before they commit.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from hmscatalog.metastore.model import Partition, Table
+
+V = TypeVar("V")
+
+# Partition lists longer than this are not kept (a full scan of a huge table would otherwise
+# hold every partition object between queries), nor more partitions than MAX_PARTITIONS in all.
+MAX_LIST = 10_000
+MAX_PARTITIONS = 100_000
+MAX_ENTRIES = 2_000
+
+_READ_PREFIXES = ("get_", "list_")
+_READS = frozenset({"getMetaConf", "set_ugi", "check_lock", "show_locks"})
+_CATALOG_PREFIX = re.compile(r"^@[^#]*#")  # Hive 3's "@catalog#database"
+
+
+def is_read(method: str) -> bool:
+    """Whether Thrift method ``method`` leaves the metastore's metadata as it was."""
+    return method.startswith(_READ_PREFIXES) or method in _READS
+
+
+TableKey = tuple[str, str]
+
+
+def _key(database: str, table: str) -> TableKey:
+    return _CATALOG_PREFIX.sub("", database).lower(), table.lower()
+
+
+def tables_named(args: Sequence[Any]) -> list[TableKey] | None:
+    """The tables a write's Thrift arguments name; ``None``: it may change any table (or it
+    names none, as database DDL does)."""
+    found: list[TableKey] = []
+    if len(args) >= 2 and isinstance(args[0], str) and isinstance(args[1], str):
+        found.append(_key(args[0], args[1]))
+    for arg in args:
+        structs = arg[:1] if isinstance(arg, list) else [arg]
+        for struct in structs:
+            database = getattr(struct, "dbName", None) or getattr(struct, "db_name", None)
+            table = (getattr(struct, "tableName", None) or getattr(struct, "tblName", None)
+                     or getattr(struct, "tbl_name", None))
+            if isinstance(database, str) and isinstance(table, str):
+                found.append(_key(database, table))
+    return found or None
+
+
+class _Writes:
+    """This process's writes to metastores: a counter per table, and one for all."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._everything = 0
+        self._tables: dict[TableKey, int] = {}
+
+    def note(self, tables: list[TableKey] | None) -> None:
+        with self._lock:
+            if tables is None:
+                self._everything += 1
+            else:
+                for key in tables:
+                    self._tables[key] = self._tables.get(key, 0) + 1
+
+    def stamp(self, key: TableKey) -> tuple[int, int]:
+        with self._lock:
+            return self._everything, self._tables.get(key, 0)
+
+
+_WRITES = _Writes()
+
+
+def note_write(method: str, args: Sequence[Any]) -> None:
+    """Thrift call ``method(*args)`` is about to change, or has changed, the metastore."""
+    _WRITES.note(tables_named(args))
+
+
+@dataclass(frozen=True)
+class Cached(Generic[V]):
+    """An answer, and how old it was when given: ``None`` if it was fetched for this call."""
+
+    value: V
+    age: float | None
+
+    @property
+    def hit(self) -> bool:
+        return self.age is not None
+
+
+@dataclass
+class _Entry:
+    value: Any
+    stored: float
+    stamp: tuple[int, int]
+    size: int
+
+
+class MetadataCache:
+    """Answers of one catalog's metastore for queries, each kept ``ttl`` seconds at most.
+
+    Args:
+        ttl: seconds an answer may be reused; 0 keeps nothing.
+        clock: monotonic seconds (tests pass their own).
+    """
+
+    def __init__(self, ttl: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.ttl = ttl
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._entries: OrderedDict[tuple[str, ...], _Entry] = OrderedDict()
+        self._partitions = 0
+
+    @property
+    def enabled(self) -> bool:
+        return self.ttl > 0
+
+    def table(self, database: str, name: str, fetch: Callable[[], Table]) -> Cached[Table]:
+        return self._get(("table", *_key(database, name)), fetch, lambda _: 1)
+
+    def partitions(self, database: str, name: str, filter: str | None,
+                   fetch: Callable[[], list[Partition]]) -> Cached[list[Partition]]:
+        """A table's partitions matching a metastore filter string (``None``: all of them);
+        the list is the caller's own."""
+        found = self._get(("partitions", *_key(database, name), filter or ""), fetch, len)
+        return Cached(list(found.value), found.age)
+
+    def count(self, database: str, name: str, fetch: Callable[[], int]) -> Cached[int]:
+        return self._get(("count", *_key(database, name)), fetch, lambda _: 1)
+
+    def invalidate(self, database: str, name: str) -> None:
+        """Forget what is kept about one table (``REFRESH TABLE``)."""
+        key = _key(database, name)
+        with self._lock:
+            for entry_key in [k for k in self._entries if k[1:3] == key]:
+                self._drop(entry_key)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+            self._partitions = 0
+
+    def _get(self, key: tuple[str, ...], fetch: Callable[[], V],
+             size: Callable[[V], int]) -> Cached[V]:
+        if not self.enabled:
+            return Cached(fetch(), None)
+        table = (key[1], key[2])
+        stamp = _WRITES.stamp(table)
+        now = self._clock()
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is not None:
+                age = now - entry.stored
+                if entry.stamp == stamp and age < self.ttl:
+                    self._entries.move_to_end(key)
+                    return Cached(entry.value, age)
+                self._drop(key)
+        value = fetch()  # outside the lock: other tables' queries go on meanwhile
+        items = size(value)
+        if items <= MAX_LIST and _WRITES.stamp(table) == stamp:  # no write while fetching
+            with self._lock:
+                if key in self._entries:
+                    self._drop(key)
+                self._entries[key] = _Entry(value, now, stamp, items)
+                self._partitions += items
+                while self._entries and (len(self._entries) > MAX_ENTRIES
+                                         or self._partitions > MAX_PARTITIONS):
+                    self._drop(next(iter(self._entries)))
+        return Cached(value, None)
+
+    def _drop(self, key: tuple[str, ...]) -> None:
+        entry = self._entries.pop(key)
+        self._partitions -= entry.size

@@ -1,0 +1,153 @@
+"""The metadata cache (``spark.hmscatalog.<catalog>.cache-ttl``), differentially against Spark's
+built-in catalog on the same metastore: hms's own writes are seen at once, anyone else's after
+``REFRESH TABLE`` or the TTL, and EXPLAIN says which answers the cache gave."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hmscatalog.errors import InvalidSetting
+from hmscatalog.spark import attach
+
+pytestmark = [pytest.mark.integration, pytest.mark.spark, pytest.mark.metastore]
+
+KEPT = "hms_kept"  # a TTL no test outlives
+BRIEF = "hms_brief"  # a TTL a test waits out
+BRIEF_TTL = 1.0
+
+
+def _attach_with_ttl(spark: Any, name: str, ttl: str, uri: str) -> Any:
+    key = f"spark.hmscatalog.{name}.cache-ttl"
+    spark.conf.set(key, ttl)
+    try:
+        return attach(spark, name=name, uri=uri)
+    finally:
+        spark.conf.unset(key)
+
+
+@pytest.fixture(scope="module")
+def cached(spark: Any, hms: Any, metastore_uri: str) -> Iterator[None]:
+    _attach_with_ttl(spark, KEPT, "1h", metastore_uri)
+    _attach_with_ttl(spark, BRIEF, f"{BRIEF_TTL}s", metastore_uri)
+    yield
+
+
+def _rows(spark: Any, sql: str) -> list[tuple[Any, ...]]:
+    return sorted(tuple(r) for r in spark.sql(sql).collect())
+
+
+def _scan(spark: Any, sql: str) -> str:
+    return str(spark.sql(sql)._jdf.queryExecution().executedPlan().toString())
+
+
+def _same(spark: Any, catalog: str, db: str, query: str = "SELECT * FROM {t}") -> list[Any]:
+    """The query's rows through ``catalog`` and through the built-in catalog, which must
+    agree."""
+    ours = _rows(spark, query.format(t=f"{catalog}.{db}.t"))
+    assert ours == _rows(spark, query.format(t=f"spark_catalog.{db}.t"))
+    return ours
+
+
+@pytest.fixture
+def table(spark: Any, cached: None, db: str) -> str:
+    """``db.t (v INT) PARTITIONED BY (p STRING)`` with partition ``p=a``, read once through
+    the cached catalog so that the cache holds it."""
+    spark.sql(f"CREATE TABLE hms.{db}.t (v INT) PARTITIONED BY (p STRING) STORED AS PARQUET")
+    spark.sql(f"INSERT INTO hms.{db}.t PARTITION (p='a') VALUES (1)")
+    assert _same(spark, KEPT, db) == [(1, "a")]
+    return db
+
+
+def test_a_second_query_is_answered_from_the_cache_and_explain_says_so(
+        spark: Any, table: str) -> None:
+    db = table
+    query = f"SELECT * FROM {KEPT}.{db}.t WHERE p = 'a'"
+    first = _scan(spark, query)  # the table is kept; this filter's partitions are not yet
+    assert "metadata cache: table" in first and "partitions" not in first.split("cache:")[1]
+    assert "metadata cache: table" in first and "partitions" in _scan(spark, query).split(
+        "metadata cache:")[1]
+    assert "metadata cache" not in _scan(spark, f"SELECT * FROM hms.{db}.t WHERE p = 'a'")
+
+
+@pytest.mark.parametrize("write", [
+    "INSERT INTO hms.{db}.t PARTITION (p='b') VALUES (2)",
+    "INSERT OVERWRITE TABLE hms.{db}.t PARTITION (p='a') VALUES (3)",
+    "ALTER TABLE hms.{db}.t DROP PARTITION (p='a')",
+    "ALTER TABLE hms.{db}.t ADD COLUMNS (w INT)",
+    "TRUNCATE TABLE hms.{db}.t",
+    "INSERT INTO {kept}.{db}.t PARTITION (p='b') VALUES (2)",
+])
+def test_writes_through_hms_are_seen_at_once(spark: Any, table: str, write: str) -> None:
+    """Through the same cached catalog or another hms catalog of the driver, each write is
+    seen by the next query, which agrees with the built-in catalog's."""
+    db = table
+    spark.sql(write.format(db=db, kept=KEPT))
+    spark.sql(f"REFRESH TABLE spark_catalog.{db}.t")  # the built-in keeps its own listings
+    expected = _rows(spark, f"SELECT * FROM spark_catalog.{db}.t")
+    assert _rows(spark, f"SELECT * FROM {KEPT}.{db}.t") == expected
+    assert spark.table(f"{KEPT}.{db}.t").columns == spark.table(f"spark_catalog.{db}.t").columns
+
+
+def test_msck_through_hms_is_seen_at_once(spark: Any, table: str, tmp_path: Path) -> None:
+    db = table
+    location = spark.sql(f"DESCRIBE TABLE EXTENDED spark_catalog.{db}.t") \
+        .where("col_name = 'Location'").collect()[0][1]
+    spark.range(1).selectExpr("CAST(5 AS INT) AS v").write.parquet(f"{location}/p=c")
+    spark.sql(f"MSCK REPAIR TABLE hms.{db}.t")
+    assert _same(spark, KEPT, db) == [(1, "a"), (5, "c")]
+
+
+def test_builtin_writes_are_seen_after_refresh(spark: Any, table: str) -> None:
+    """Another engine's write (here the built-in catalog's) is not seen while the cache's
+    answer lasts, and EXPLAIN shows the answer's age; REFRESH TABLE forgets it."""
+    db = table
+    spark.sql(f"INSERT INTO spark_catalog.{db}.t PARTITION (p='b') VALUES (2)")
+    assert _rows(spark, f"SELECT * FROM {KEPT}.{db}.t") == [(1, "a")]
+    assert "metadata cache:" in _scan(spark, f"SELECT * FROM {KEPT}.{db}.t")
+    assert _rows(spark, f"SELECT * FROM hms.{db}.t") == [(1, "a"), (2, "b")]  # no cache
+    spark.sql(f"REFRESH TABLE {KEPT}.{db}.t")
+    assert _same(spark, KEPT, db) == [(1, "a"), (2, "b")]
+
+
+def test_builtin_writes_are_seen_after_the_ttl(spark: Any, table: str) -> None:
+    db = table
+    assert _same(spark, BRIEF, db) == [(1, "a")]  # now cached in the brief catalog too
+    spark.sql(f"INSERT INTO spark_catalog.{db}.t PARTITION (p='b') VALUES (2)")
+    spark.sql(f"ALTER TABLE spark_catalog.{db}.t SET TBLPROPERTIES ('k' = 'v')")
+    time.sleep(BRIEF_TTL + 0.2)
+    assert _same(spark, BRIEF, db) == [(1, "a"), (2, "b")]
+    properties = dict(_rows(spark, f"SHOW TBLPROPERTIES {BRIEF}.{db}.t"))
+    assert properties.get("k") == "v"
+
+
+def test_a_write_loads_the_table_from_the_metastore(spark: Any, table: str) -> None:
+    """A write never works from the cache's table: a column the built-in catalog added is
+    there for an INSERT through the cached catalog, whose queries still see the old
+    definition until REFRESH."""
+    db = table
+    spark.sql(f"ALTER TABLE spark_catalog.{db}.t ADD COLUMNS (w INT)")
+    assert spark.table(f"{KEPT}.{db}.t").columns == ["v", "p"]  # the cache's, by design
+    # (Each write through hms makes the cache forget the table: one write per definition.)
+    spark.createDataFrame([(3, 30, "c")], "v INT, w INT, p STRING") \
+        .writeTo(f"{KEPT}.{db}.t").append()
+    assert spark.table(f"{KEPT}.{db}.t").columns == ["v", "w", "p"]  # cached again
+    spark.sql(f"ALTER TABLE spark_catalog.{db}.t ADD COLUMNS (x INT)")
+    assert spark.table(f"{KEPT}.{db}.t").columns == ["v", "w", "p"]
+    spark.sql(f"INSERT INTO {KEPT}.{db}.t PARTITION (p='b') VALUES (2, 20, 200)")
+    spark.sql(f"REFRESH TABLE {KEPT}.{db}.t")
+    assert _same(spark, KEPT, db) == [(1, None, None, "a"), (2, 20, 200, "b"),
+                                      (3, 30, None, "c")]
+
+
+def test_a_cache_ttl_that_is_not_a_duration_is_refused(spark: Any, hms: Any,
+                                                      metastore_uri: str) -> None:
+    with pytest.raises(InvalidSetting) as refused:
+        _attach_with_ttl(spark, "hms_bad_ttl", "5 minutes", metastore_uri)
+    assert str(refused.value).splitlines()[0] == (
+        "Spark conf: setting 'spark.hmscatalog.hms_bad_ttl.cache-ttl' must be a duration such "
+        "as 30s, 5m or 1h (0 for none), not '5 minutes'")
