@@ -19,6 +19,8 @@ VIRTUAL_VIEW = "VIRTUAL_VIEW"
 SPARK_STATISTICS = "spark.sql.statistics."
 SPARK_TOTAL_SIZE = SPARK_STATISTICS + "totalSize"
 SPARK_NUM_ROWS = SPARK_STATISTICS + "numRows"
+# ANALYZE TABLE ... FOR COLUMNS: spark.sql.statistics.colStats.<column>.<statistic>
+SPARK_COLUMN_STATS = SPARK_STATISTICS + "colStats."
 
 
 def without_spark_statistics(parameters: Mapping[str, str]) -> dict[str, str]:

@@ -31,8 +31,8 @@ from typing import TYPE_CHECKING, Any
 
 from hmscatalog.errors import HmsCatalogError, InvalidPartitionValue, NoSuchPartition
 from hmscatalog.metastore.model import (
+    SPARK_COLUMN_STATS,
     SPARK_NUM_ROWS,
-    SPARK_STATISTICS,
     SPARK_TOTAL_SIZE,
     Partition,
     Table,
@@ -50,8 +50,6 @@ from hmscatalog.spark.statistics import TableStatistics, table_statistics
 
 if TYPE_CHECKING:
     from hmscatalog.metastore.client import MetastoreClient
-
-COLUMN_STATS = SPARK_STATISTICS + "colStats."
 
 
 def new_statistics(old: TableStatistics, size: int,
@@ -110,10 +108,10 @@ def analyze_columns(jvm: Jvm, client: MetastoreClient, catalog: str, table: Tabl
             "does not support statistics collection on this column type.") from None
     analyzed = {key.split(".", 1)[0].lower() for key in computed}
     kept = {k: v for k, v in table.parameters.items()
-            if k.startswith(COLUMN_STATS)
-            and k[len(COLUMN_STATS):].split(".", 1)[0].lower() not in analyzed}
+            if k.startswith(SPARK_COLUMN_STATS)
+            and k[len(SPARK_COLUMN_STATS):].split(".", 1)[0].lower() not in analyzed}
     new = {SPARK_TOTAL_SIZE: str(_total_size(jvm, client, table)), SPARK_NUM_ROWS: str(rows),
-           **kept, **{COLUMN_STATS + k: v for k, v in computed.items()}}
+           **kept, **{SPARK_COLUMN_STATS + k: v for k, v in computed.items()}}
     client.alter_table(table.with_parameters(_with_statistics(table.parameters, new)))
 
 
