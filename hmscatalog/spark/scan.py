@@ -35,7 +35,7 @@ from hmscatalog.spark.jvm import JavaProxy, Jvm, quoted
 from hmscatalog.spark.listing import ListingCache, directory_stamps
 from hmscatalog.spark.rows import internal_row
 from hmscatalog.spark.serde_io import recursive_directories, serde_scan
-from hmscatalog.spark.statistics import Statistics, TableStatistics, table_statistics
+from hmscatalog.spark.statistics import ScanStatistics, TableStatistics, table_statistics
 
 READ = "org.apache.spark.sql.connector.read"
 PREDICATE = "org.apache.spark.sql.connector.expressions.filter.Predicate"
@@ -88,7 +88,9 @@ class HmsScan(JavaProxy):
     planning, which compares and hashes scans through their batches, selects nothing early.
 
     The description is made when first asked for, so that counting the table's partitions
-    overlaps with the rest of planning.
+    overlaps with the rest of planning. What the scan reports to the optimizer (sizes, row
+    counts, column statistics) is ``report``'s, for the partitions selected so far
+    (:class:`~hmscatalog.spark.statistics.ScanStatistics`).
     """
 
     class Java:
@@ -97,13 +99,15 @@ class HmsScan(JavaProxy):
 
     def __init__(self, jvm: Jvm, inner: Any, describe: Callable[[Selection | None], str],
                  selection: Selection | None, runtime: Runtime | None = None,
-                 statistics: TableStatistics | None = None) -> None:
+                 statistics: TableStatistics | None = None,
+                 report: ScanStatistics | None = None) -> None:
         self._jvm = jvm
         self._inner = inner
         self._describe = describe
         self._selection = selection  # None: pending
         self._runtime = runtime
         self._statistics = statistics
+        self._report = report
         self._description: str | None = None
         self._columnar: Any = None
         self._factory: Any = None
@@ -190,13 +194,14 @@ class HmsScan(JavaProxy):
         return self._jvm.call_default(self._inner, f"{READ}.Scan", "reportDriverMetrics")
 
     def estimateStatistics(self) -> Any:
-        if self._statistics is not None and self._selection is None:
-            return Statistics(self._jvm, self._statistics)
+        if self._report is not None:
+            files = None if self._selection is None else self._inner.estimateStatistics
+            return self._report.report(self._selection, files)
         return self._inner.estimateStatistics()
 
     def estimateSizeInBytes(self) -> Any:
-        if self._statistics is not None and self._selection is None:
-            return Statistics(self._jvm, self._statistics).sizeInBytes()
+        if self._report is not None:
+            return self.estimateStatistics().sizeInBytes()
         return self._jvm.call_default(self._inner, f"{READ}.SupportsReportStatistics",
                                       "estimateSizeInBytes")
 
@@ -302,9 +307,12 @@ class HmsScanBuilder(JavaProxy):
         read_columns = {str(name).lower() for name in self._required.fieldNames()}
         columns = [c.name for c in target.partition_keys if c.name.lower() in read_columns]
         named = partial(describe, target.qualified_name, table_age=target.cache_age)
+        report = ScanStatistics(self._jvm, target.qualified_name,
+                                target.properties if target.table is not None else {},
+                                self._schema, self._required, whole=not partition_predicates)
         if not columns:
             selection = source.select(predicate)
-            return HmsScan(self._jvm, scan(selection), named, selection)
+            return HmsScan(self._jvm, scan(selection), named, selection, report=report)
         zone = self._zone or zone_of(time_zone(self._jvm))
         runtime = Runtime(columns, predicate, zone, source.select, scan)
         if target.table is not None and partition_predicates and all(
@@ -314,9 +322,9 @@ class HmsScanBuilder(JavaProxy):
             # every partition now. (With no partition filter at all, the query is most
             # likely no such join, and EXPLAIN shows its selection as before.)
             return HmsScan(self._jvm, scan(Selection([], "metastore")), named, None, runtime,
-                           table_statistics(target.properties))
+                           table_statistics(target.properties), report)
         selection = source.select(predicate)
-        return HmsScan(self._jvm, scan(selection), named, selection, runtime)
+        return HmsScan(self._jvm, scan(selection), named, selection, runtime, report=report)
 
     def _other_formats(self, selection: Selection) -> bool:
         """Whether a selected partition is stored in another format than its Parquet or ORC
