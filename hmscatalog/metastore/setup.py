@@ -58,7 +58,7 @@ def backing_db(db: str, data_dir: Path) -> BackingDb:
     """
     if db == "derby":
         url = f"jdbc:derby:;databaseName={data_dir / 'metastore_db'};create=true"
-        return BackingDb(url=url, driver="org.apache.derby.jdbc.EmbeddedDriver")
+        return BackingDb(url=url, driver=DERBY_DRIVER)
     parts = urlsplit(db)
     if parts.scheme not in ("postgresql", "postgres"):
         raise InvalidUri(
@@ -88,6 +88,17 @@ def backing_db(db: str, data_dir: Path) -> BackingDb:
     )
 
 
+DERBY_DRIVER = "org.apache.derby.jdbc.EmbeddedDriver"
+# The persistent classes of Hive 2.3's metastore (its package.jdo), each one schema table or more.
+_HIVE2_MODEL = (
+    "MDatabase", "MFieldSchema", "MType", "MTable", "MConstraint", "MSerDeInfo", "MOrder",
+    "MColumnDescriptor", "MStringList", "MStorageDescriptor", "MPartition", "MIndex", "MRole",
+    "MRoleMap", "MGlobalPrivilege", "MDBPrivilege", "MTablePrivilege", "MPartitionPrivilege",
+    "MTableColumnPrivilege", "MPartitionColumnPrivilege", "MPartitionEvent", "MMasterKey",
+    "MDelegationToken", "MTableColumnStatistics", "MPartitionColumnStatistics", "MVersionTable",
+    "MResourceUri", "MFunction", "MNotificationLog", "MNotificationNextId")
+
+
 def _settings(release: HiveRelease, data_dir: Path, db: BackingDb) -> dict[str, str]:
     warehouse = f"file:{(data_dir / 'warehouse').resolve()}"
     settings = {
@@ -113,6 +124,19 @@ def _settings(release: HiveRelease, data_dir: Path, db: BackingDb) -> dict[str, 
             # opens a pool on DROP DATABASE/TABLE, so use no pooling.
             "datanucleus.connectionPoolingType": "None",
         })
+        if db.driver != DERBY_DRIVER:
+            settings.update({
+                # Pooled connections (HikariCP is among pyspark's jars): without a pool every
+                # call opens a PostgreSQL connection, and adding partitions runs 10x slower.
+                "datanucleus.connectionPoolingType": "HikariCP",
+                # Every schema table created when the server starts: created on first use
+                # instead, a table's privileges table (TBL_PRIVS) is made inside the
+                # create_table transaction, and PostgreSQL's DDL then waits for that very
+                # transaction's lock, forever.
+                "datanucleus.autoStartMechanism": "Classes",
+                "datanucleus.autoStartClassNames": ",".join(
+                    f"org.apache.hadoop.hive.metastore.model.{name}" for name in _HIVE2_MODEL),
+            })
         return settings
     # The schema tool made the schema of this very release unless it names an older one.
     exact = release.schema_version is None

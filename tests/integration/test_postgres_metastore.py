@@ -13,11 +13,13 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from hmscatalog.metastore import server
+from hmscatalog.metastore import convert, server
+from hmscatalog.metastore._thrift.hive_metastore import ttypes as t
 from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.releases import RELEASES
 
@@ -86,13 +88,24 @@ def test_metastore_on_postgres(postgres_uri: str, tmp_path: Path, line: str) -> 
                         hive_version=line)
     try:
         assert info.db.startswith("postgresql://127.0.0.1:")
-        with MetastoreClient(info.uri) as client:
+        with MetastoreClient(info.uri, timeout_s=120) as client:  # a hang fails, not waits
             client.create_database("pg_db")
             table = client.new_table("pg_db", "t", [("a", "int")],
                                      partition_keys=[("dt", "string"), ("hr", "int")])
             client.add_partitions(table, [client.new_partition(table, [d, h])
                                           for d in ("a", "b") for h in range(3)])
             assert client.count_partitions("pg_db", "t", 'dt = "b" and hr >= 1') == 2
+            # A table with privileges, as Spark's built-in catalog creates them: on Hive 2.3 its
+            # privileges table once came into being inside the create_table transaction, and
+            # the call never returned.
+            owner = {"alice": [t.PrivilegeGrantInfo("ALL", 0, "alice", t.PrincipalType.USER,
+                                                    True)]}
+            granted = convert.table_to_thrift(replace(
+                table, name="granted", partition_keys=(),
+                storage=replace(table.storage, location=None)))
+            granted.privileges = t.PrincipalPrivilegeSet(userPrivileges=owner)
+            client._call("create_table", granted)
+            assert client.table_exists("pg_db", "granted")
         # The catalog lives in PostgreSQL: a new server on a new data dir sees it.
         server.stop(tmp_path)
         other = tmp_path / "second"
