@@ -7,6 +7,7 @@ The metastore keeps its catalog in Derby by default, or in PostgreSQL (``db=`` a
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import glob
 import os
@@ -21,6 +22,16 @@ from typing import Any
 from hmscatalog.metastore import server
 from hmscatalog.spark import attach
 from hmscatalog.storage import hadoop_jars
+
+
+def chosen(parser: argparse.ArgumentParser, text: str, known: Sequence[str],
+           noun: str) -> list[str]:
+    """The comma-separated names in ``text``; the parser's error for one not in ``known``."""
+    names = text.split(",")
+    unknown = sorted(set(names) - set(known))
+    if unknown:
+        parser.error(f"unknown {noun} {', '.join(unknown)}; choose from {', '.join(known)}")
+    return names
 
 
 @contextlib.contextmanager

@@ -74,7 +74,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from peers import Postgres, peers
+from peers import Postgres, chosen, peers
 
 DB = "bench_scale"
 CATALOGS = ("hms", "spark_catalog")
@@ -103,14 +103,21 @@ def _data_file(path: Path) -> None:
                                            pa.float64())}), path)
 
 
+LINKS_PER_FILE = 50_000  # ext4 allows 65,000 hard links to a file
+
+
 def _make_dirs(root: Path, source: Path, keys: range) -> None:
     """Partition directories ``dt=.../hr=...`` under ``root`` for ``keys``, each holding a hard
-    link to ``source``."""
-    for k in keys:
+    link to a copy of ``source`` (a new copy every ``LINKS_PER_FILE`` links)."""
+    target = source
+    for n, k in enumerate(keys):
+        if n % LINKS_PER_FILE == 0:  # a copy of its own for each table's run of links
+            target = source.with_name(f"{source.stem}-{root.name}-{k}{source.suffix}")
+            shutil.copyfile(source, target)
         dt, hr = _spec(k)
         directory = root / f"dt={dt}" / f"hr={hr}"
         directory.mkdir(parents=True, exist_ok=True)
-        os.link(source, directory / FILE)
+        os.link(target, directory / FILE)
 
 
 def _build(spark: Any, client: Any, work: Path, name: str, source: Path,
@@ -324,11 +331,7 @@ def main() -> int:
     parser.add_argument("--keep", action="store_true",
                         help="keep the work directory (tables' files, metastore log)")
     args = parser.parse_args()
-    only = [m for m in args.only.split(",") if m]
-    unknown = sorted(set(only) - set(MEASUREMENTS))
-    if unknown:
-        parser.error(f"unknown measurement {', '.join(unknown)}; "
-                     f"choose from {', '.join(MEASUREMENTS)}")
+    only = chosen(parser, args.only, list(MEASUREMENTS), "measurement")
     if min(args.partitions, args.repeat, args.memory_repeat) < 1 or (args.msck_base or 0) < 0:
         parser.error("--partitions, --repeat and --memory-repeat must be at least 1, "
                      "--msck-base at least 0")

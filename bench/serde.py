@@ -48,7 +48,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from peers import peers
+from peers import chosen, peers
 
 from hmscatalog.errors import JarsUnavailable
 from hmscatalog.storage import hadoop_jars
@@ -221,10 +221,7 @@ def main() -> int:
     parser.add_argument("--formats", default=",".join(FORMATS),
                         help="comma-separated formats to run")
     args = parser.parse_args()
-    names = args.formats.split(",")
-    unknown = sorted(set(names) - set(FORMATS))
-    if unknown:
-        parser.error(f"unknown format {', '.join(unknown)}; choose from {', '.join(FORMATS)}")
+    names = chosen(parser, args.formats, list(FORMATS), "format")
     if args.repeat < 1 or args.rows < args.partitions or args.partitions < 1:
         parser.error("--repeat and --partitions must be at least 1, --rows at least --partitions")
     jars: list[str] = []

@@ -37,7 +37,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from peers import peers
+from peers import chosen, peers
 from py4j import clientserver
 
 from hmscatalog.spark import attach
@@ -130,10 +130,7 @@ def main() -> int:
     parser.add_argument("--cache-ttl", default="",
                         help="also time catalog hms_cached, with this metadata cache TTL")
     args = parser.parse_args()
-    shapes = args.queries.split(",")
-    unknown = sorted(set(shapes) - set(SHAPES))
-    if unknown:
-        parser.error(f"unknown query {', '.join(unknown)}; choose from {', '.join(SHAPES)}")
+    shapes = chosen(parser, args.queries, list(SHAPES), "query")
     counter = Py4jCounter()
 
     with peers("star") as (work, spark, hms):
