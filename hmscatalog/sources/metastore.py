@@ -14,13 +14,14 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, Protocol
 
-from hmscatalog.errors import InvalidFilter, InvalidPartitionValue
-from hmscatalog.expressions.binding import bind
+from hmscatalog.errors import HmsCatalogError, InvalidFilter, InvalidPartitionValue
+from hmscatalog.expressions.binding import BoundPredicate, bind
 from hmscatalog.expressions.metastore_filter import metastore_filter
 from hmscatalog.expressions.predicates import AlwaysFalse, AlwaysTrue, Predicate
 from hmscatalog.metastore.cache import MetadataCache
 from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.model import Partition, Table
+from hmscatalog.partitions.codec import parse_part_name
 from hmscatalog.sources.source import SelectedPartition, Selection
 
 log = logging.getLogger(__name__)
@@ -81,7 +82,12 @@ def select_partitions(
         except InvalidFilter as exc:
             log.warning("metastore rejected %s; filtering all partitions on the client", exc)
             text = None
-    if text is None:
+    if text is None and not isinstance(predicate, AlwaysTrue):
+        # Nothing the metastore can evaluate (a string range...): choose by the partitions'
+        # names, then fetch only those, in batches, rather than every partition object.
+        found = cache.partitions(database, name, f"names matching {predicate!r}", partial(
+            _by_names, client, table, bound))
+    elif text is None:
         found = cache.partitions(database, name, None,
                                  partial(client.list_partitions, database, name))
     fetched, age = found.value, found.age
@@ -94,6 +100,22 @@ def select_partitions(
             kept.append(part)
     return PartitionSelection(kept, len(fetched), total, text,
                               plan.residual is not None or text is None, age)
+
+
+def _by_names(client: MetastoreClient, table: Table, bound: BoundPredicate) -> list[Partition]:
+    """The partitions whose names ``bound`` cannot rule out (kept, too, when a value does not
+    parse as its column's type), fetched by name."""
+    spec = table.partition_spec
+    chosen = []
+    for part_name in client.list_partition_names(table.database, table.name):
+        try:
+            values = spec.from_strings([value for _, value in parse_part_name(part_name)])
+        except HmsCatalogError:
+            chosen.append(part_name)
+            continue
+        if bound.may_match(values):
+            chosen.append(part_name)
+    return client.get_partitions_by_names(table.database, table.name, chosen)
 
 
 class MetastoreAccess(Protocol):

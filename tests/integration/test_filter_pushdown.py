@@ -119,3 +119,27 @@ def test_date_and_int_filters_are_evaluated_by_the_metastore(
     assert sorted(p.values for p in chosen.partitions) == [
         ("2024-01-09", "0"), ("2024-01-09", "23"), ("2024-01-10", "0"), ("2024-01-10", "23")
     ]
+
+
+def test_a_string_range_fetches_only_the_partitions_its_names_select(
+    client: MetastoreClient, unique_db: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A string range is not sent (its order is the database's collation's): the partitions'
+    names are listed and checked on the client, and only the chosen partitions are fetched,
+    never every partition object."""
+    table = client.new_table(unique_db, "s", [("a", "int")],
+                             partition_keys=[("dt", "string"), ("hr", "int")])
+    client.add_partitions(table, [client.new_partition(table, [f"2024-01-{d:02d}", h])
+                                  for d in range(1, 11) for h in range(3)])
+
+    def refused(*args: object) -> None:
+        raise AssertionError("every partition object was fetched")
+
+    monkeypatch.setattr(client, "list_partitions", refused)
+    pred = Compare("dt", ">=", "2024-01-09") & Compare("dt", "<", "2024-01-10")
+    chosen = select_partitions(client, table, pred)
+    assert chosen.metastore_filter is None
+    assert sorted(p.values for p in chosen.partitions) == [
+        ("2024-01-09", "0"), ("2024-01-09", "1"), ("2024-01-09", "2")]
+    assert all(p.location and p.location.endswith(f"dt=2024-01-09/hr={p.values[1]}")
+               for p in chosen.partitions)
