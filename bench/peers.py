@@ -91,7 +91,7 @@ def _pg_binary(name: str) -> str:
 
 class Postgres:
     """A throwaway PostgreSQL cluster on a free loopback port (run as user postgres when this
-    process is root), holding one empty database; :func:`postgres` starts and stops it."""
+    process is root), holding one empty database, from :meth:`start` to :meth:`stop`."""
 
     def __init__(self, database: str = "hms") -> None:
         self.binaries = {name: _pg_binary(name) for name in ("initdb", "pg_ctl", "createdb")}
@@ -143,16 +143,19 @@ class Postgres:
         shutil.rmtree(self.base, ignore_errors=True)
 
 
-@contextlib.contextmanager
-def postgres(database: str = "hms") -> Iterator[Postgres]:
-    """Start a :class:`Postgres` cluster with an empty ``database``; stop it afterwards.
-
-    Raises:
-        SystemExit: the server binaries or the JDBC driver (libpostgresql-jdbc-java) missing.
-    """
-    cluster = Postgres(database)
-    try:
-        cluster.start()
-        yield cluster
-    finally:
-        cluster.stop()
+def plan_leaves(plan: Any) -> list[Any]:
+    """Every leaf of a physical plan, looking into AQE's current plan and its query stages."""
+    found, stack = [], [plan]
+    while stack:
+        node = stack.pop()
+        kind = str(node.getClass().getSimpleName())
+        if kind == "AdaptiveSparkPlanExec":
+            stack.append(node.executedPlan())
+        elif kind.endswith("QueryStageExec"):
+            stack.append(node.plan())
+        else:
+            children = node.children()
+            if children.size() == 0:
+                found.append(node)
+            stack.extend(children.apply(i) for i in range(children.size()))
+    return found

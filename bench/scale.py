@@ -69,12 +69,12 @@ import sys
 import threading
 import time
 import tracemalloc
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from peers import Postgres, chosen, peers
+from peers import Postgres, chosen, peers, plan_leaves
 
 DB = "bench_scale"
 CATALOGS = ("hms", "spark_catalog")
@@ -274,20 +274,6 @@ def _measure(prepare: Callable[[str], Callable[[], Any]], repeat: int, jvm: Jvm,
     return measured
 
 
-def _leaves(plan: Any) -> Iterator[Any]:
-    """The leaves of a physical plan not yet run (AQE's: its current plan's)."""
-    stack = [plan]
-    while stack:
-        node = stack.pop()
-        if str(node.getClass().getSimpleName()) == "AdaptiveSparkPlanExec":
-            stack.append(node.executedPlan())
-            continue
-        children = node.children()
-        if children.size() == 0:
-            yield node
-        stack.extend(children.apply(i) for i in range(children.size()))
-
-
 def _plan(spark: Any, query: str) -> tuple[float, int]:
     """Plan ``query`` and compute what its scans read; the seconds ``executedPlan()`` took and
     the number of scans whose input was computed."""
@@ -295,7 +281,7 @@ def _plan(spark: Any, query: str) -> tuple[float, int]:
     plan = spark.sql(query)._jdf.queryExecution().executedPlan()
     planned = time.perf_counter() - began
     scans = 0
-    for leaf in _leaves(plan):
+    for leaf in plan_leaves(plan):
         kind = str(leaf.getClass().getSimpleName())
         if kind == "FileSourceScanExec":
             leaf.selectedPartitions()

@@ -37,7 +37,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from peers import chosen, peers
+from peers import chosen, peers, plan_leaves
 from py4j import clientserver
 
 from hmscatalog.spark import attach
@@ -87,26 +87,8 @@ class Py4jCounter:
         into.append((self.sent - sent, self.received - received))
 
 
-def _scans(plan: Any) -> list[Any]:
-    """Every leaf of an executed plan, looking into AQE's query stages."""
-    found, stack = [], [plan]
-    while stack:
-        node = stack.pop()
-        kind = str(node.getClass().getSimpleName())
-        if kind == "AdaptiveSparkPlanExec":
-            stack.append(node.executedPlan())
-        elif kind.endswith("QueryStageExec"):
-            stack.append(node.plan())
-        else:
-            children = node.children()
-            if children.size() == 0:
-                found.append(node)
-            stack.extend(children.apply(i) for i in range(children.size()))
-    return found
-
-
 def _partitions_read(df: Any, table: str) -> int | None:
-    for scan in _scans(df._jdf.queryExecution().executedPlan()):
+    for scan in plan_leaves(df._jdf.queryExecution().executedPlan()):
         text = str(scan.simpleString(1000))
         if f".{table}[" not in text:
             continue
