@@ -220,7 +220,7 @@ class HmsCatalog(JavaProxy):
     # -- tables ----------------------------------------------------------------------------
 
     def _names(self, ident: Any) -> tuple[str, str]:
-        namespace = [str(p) for p in ident.namespace()]
+        namespace = self._jvm.string_items(ident.namespace())
         if len(namespace) == 2 and namespace[0] == self._name:
             namespace = namespace[1:]  # RENAME TO hms.db.t passes the catalog along
         if len(namespace) != 1:
@@ -268,7 +268,7 @@ class HmsCatalog(JavaProxy):
             done = recovery.recover(self.client, table)
             if done.finished or done.undone:  # the table's location may have moved
                 table, age = self.client.get_table(database, name), None
-        return HmsTable(self._context, table, cache_age=age)
+        return HmsTable(self._context, table, cache_age=age)._for_spark()
 
     def tableExists(self, ident: Any) -> bool:
         database, name = self._names(ident)
@@ -315,7 +315,7 @@ class HmsCatalog(JavaProxy):
             created = self.client.get_table(database, name)
         except (NoSuchTable, NoSuchNamespace):
             self._jvm.analysis_error("NoSuchTableException", ident)
-        return CreatedHmsTable(self._context, created, column_order=column_order)
+        return CreatedHmsTable(self._context, created, column_order=column_order)._for_spark()
 
     def createTableLike(self, ident: Any, info: Any, source: Any) -> Any:
         """``CREATE TABLE ... LIKE source``: the source's columns, partitioning, file format and

@@ -83,7 +83,7 @@ class SessionHooks(JavaProxy):
         attached = self._attached.get(catalog)
         if attached is None:
             return
-        database = [str(p) for p in ident.namespace()]
+        database = self._jvm.string_items(ident.namespace())
         if len(database) != 1:
             return
         try:

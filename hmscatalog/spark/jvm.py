@@ -16,8 +16,9 @@ import traceback
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, NoReturn
 
+from py4j import protocol as proto
 from py4j.java_gateway import JavaClass, JavaObject
-from py4j.protocol import Py4JJavaError
+from py4j.protocol import Py4JJavaError, get_command_part, get_return_value
 from pyspark.errors.exceptions.captured import CapturedException
 
 from hmscatalog.errors import HmsCatalogError
@@ -38,6 +39,12 @@ class JavaProxy:
     """
 
     _jvm: Jvm
+    # No-argument methods whose answers stay the same until one of CHANGING is called, and
+    # those that answer the object itself: Spark's repeated calls of them are answered in the
+    # JVM once the object is handed over by :meth:`for_spark`.
+    REMEMBERED: tuple[str, ...] = ()
+    CHANGING: tuple[str, ...] = ()
+    ITSELF: tuple[str, ...] = ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -53,6 +60,14 @@ class JavaProxy:
 
     def toString(self) -> str:
         return f"{type(self).__name__}@{id(self):x}"
+
+    def _for_spark(self) -> Any:
+        """This object as Spark should hold it: behind ``io.hmscatalog.spark.Remembering``,
+        which answers ``REMEMBERED``, ``ITSELF``, ``equals`` and ``hashCode`` without a call
+        into Python. (The Python object must not keep the wrapper: a reference from each side to
+        the other is one that neither side's garbage collector can free.)"""
+        return self._jvm.cls("io.hmscatalog.spark.Remembering").wrap(
+            self, ",".join(self.REMEMBERED), ",".join(self.CHANGING), ",".join(self.ITSELF))
 
 
 def _readable_errors(method: Callable[..., Any]) -> Callable[..., Any]:
@@ -126,8 +141,32 @@ class Jvm:
     def array(self, java_class: Any, items: Sequence[Any]) -> Any:
         arr = self.gateway.new_array(getattr(java_class, "java_class", java_class), len(items))
         for i, item in enumerate(items):
-            arr[i] = item
+            self._element(arr, proto.ARRAY_SET_SUB_COMMAND_NAME, i, item)
         return arr
+
+    def items(self, java_array: Any) -> list[Any]:
+        """The elements of a Java array, in one py4j command each (py4j's own indexing asks for
+        the array's length before every element)."""
+        return [self._element(java_array, proto.ARRAY_GET_SUB_COMMAND_NAME, i)
+                for i in range(len(java_array))]
+
+    def string_items(self, java_array: Any) -> list[str]:
+        """The elements of a Java ``String[]`` (no nulls), in two py4j commands."""
+        count = len(java_array)
+        if not count:
+            return []
+        joined = str(self.cls("io.hmscatalog.spark.Strings").join(java_array, "\0")).split("\0")
+        if len(joined) == count:
+            return joined
+        return [str(item) for item in self.items(java_array)]  # an element holds a NUL
+
+    def _element(self, java_array: Any, sub_command: str, *parts: Any) -> Any:
+        pool = self.gateway.gateway_property.pool
+        command = (proto.ARRAY_COMMAND_NAME + sub_command + java_array._get_object_id() + "\n"
+                   + "".join(get_command_part(part, pool) for part in parts)
+                   + proto.END_COMMAND_PART)
+        client = java_array._gateway_client
+        return get_return_value(client.send_command(command), client)
 
     def strings(self, items: Iterable[str]) -> Any:
         """A ``String[]``; in one py4j call when no item holds a NUL."""

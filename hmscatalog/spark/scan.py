@@ -97,6 +97,13 @@ class HmsScan(JavaProxy):
         implements = [f"{READ}.Scan", f"{READ}.SupportsReportStatistics",
                       f"{READ}.SupportsRuntimeV2Filtering", f"{READ}.Batch"]
 
+    # Spark asks for the description and columnar mode many times while it plans; they change
+    # when the scan narrows (filter) or selects what it waited to (planInputPartitions).
+    REMEMBERED = ("readSchema", "description", "columnarSupportMode", "supportedCustomMetrics",
+                  "toBatch", "filterAttributes", "pushedPredicates", "supportsIterativePushdown",
+                  "reflectsFullyPushedDownFilters", "toString")
+    CHANGING = ("filter", "planInputPartitions")
+
     def __init__(self, jvm: Jvm, inner: Any, describe: Callable[[Selection | None], str],
                  selection: Selection | None, runtime: Runtime | None = None,
                  statistics: TableStatistics | None = None,
@@ -112,6 +119,8 @@ class HmsScan(JavaProxy):
         self._columnar: Any = None
         self._factory: Any = None
         self._filtered = False
+        if statistics is not None:
+            self.ITSELF = ("toBatch",)
 
     def _settle(self) -> None:
         """Select now what a pending scan waited to select: it runs without runtime values."""
@@ -138,6 +147,7 @@ class HmsScan(JavaProxy):
         return self._description
 
     def toBatch(self) -> Any:
+        # A pending scan is its own Batch (handed to Spark, its JVM side answers this itself).
         return self if self._statistics is not None else self._inner.toBatch()
 
     def planInputPartitions(self) -> Any:
@@ -304,7 +314,8 @@ class HmsScanBuilder(JavaProxy):
             return read.build_file_scan(self._jvm, builder, self._required, data_filters)
 
         # Spark resolves runtime filters against the scan's output: only columns it reads.
-        read_columns = {str(name).lower() for name in self._required.fieldNames()}
+        read_columns = {name.lower() for name in self._jvm.string_items(
+            self._required.fieldNames())}
         columns = [c.name for c in target.partition_keys if c.name.lower() in read_columns]
         named = partial(describe, target.qualified_name, table_age=target.cache_age)
         report = ScanStatistics(self._jvm, target.qualified_name,
@@ -312,7 +323,8 @@ class HmsScanBuilder(JavaProxy):
                                 self._schema, self._required, whole=not partition_predicates)
         if not columns:
             selection = source.select(predicate)
-            return HmsScan(self._jvm, scan(selection), named, selection, report=report)
+            return HmsScan(self._jvm, scan(selection), named, selection,
+                           report=report)._for_spark()
         zone = self._zone or zone_of(time_zone(self._jvm))
         runtime = Runtime(columns, predicate, zone, source.select, scan)
         if target.table is not None and partition_predicates and all(
@@ -322,9 +334,10 @@ class HmsScanBuilder(JavaProxy):
             # every partition now. (With no partition filter at all, the query is most
             # likely no such join, and EXPLAIN shows its selection as before.)
             return HmsScan(self._jvm, scan(Selection([], "metastore")), named, None, runtime,
-                           table_statistics(target.properties), report)
+                           table_statistics(target.properties), report)._for_spark()
         selection = source.select(predicate)
-        return HmsScan(self._jvm, scan(selection), named, selection, runtime, report=report)
+        return HmsScan(self._jvm, scan(selection), named, selection, runtime,
+                       report=report)._for_spark()
 
     def _other_formats(self, selection: Selection) -> bool:
         """Whether a selected partition is stored in another format than its Parquet or ORC

@@ -49,6 +49,10 @@ class ReadOnlyTable(JavaProxy):
     class Java:
         implements = [f"{CATALOG_PKG}.SupportsRead"]
 
+    # What Spark asks many times while it plans (name() about twenty times a query).
+    REMEMBERED = ("name", "id", "version", "schema", "columns", "partitioning", "capabilities",
+                  "constraints", "partitionSchema", "toString")
+
     def __init__(self, context: CatalogContext, target: ReadTarget,
                  column_order: Sequence[str] | None = None) -> None:
         """``column_order``: the order in which Spark should see the columns, when it is not the

@@ -30,8 +30,8 @@ def v1_filters(jvm: Jvm, predicates: Any) -> tuple[list[Any], list[Any | None]]:
     where it has none), by ``org.apache.spark.sql.internal.connector.PredicateUtils.toV1``: all
     in one call, one by one only when some have no V1 form."""
     utils = jvm.cls("org.apache.spark.sql.internal.connector.PredicateUtils")
-    v2 = list(predicates)
-    v1: list[Any | None] = list(utils.toV1(predicates))
+    v2 = jvm.items(predicates)
+    v1: list[Any | None] = jvm.items(utils.toV1(predicates))
     if len(v1) != len(v2):  # some have no V1 form: find which
         options = [utils.toV1(p) for p in v2]
         v1 = [o.get() if o.isDefined() else None for o in options]
