@@ -76,10 +76,14 @@ class StorageFormat(enum.Enum):
     @classmethod
     def detect(cls, input_format: str | None, serde: str | None) -> StorageFormat | None:
         """The format whose input format or serde matches, or ``None`` for anything else."""
-        for fmt in cls:
-            if input_format == fmt.value.input_format or serde == fmt.value.serde:
-                return fmt
-        return None
+        key = (input_format, serde)
+        if key not in _DETECTED:  # asked once per partition of a scan: remembered
+            _DETECTED[key] = next((fmt for fmt in cls if input_format == fmt.value.input_format
+                                   or serde == fmt.value.serde), None)
+        return _DETECTED[key]
+
+
+_DETECTED: dict[tuple[str | None, str | None], StorageFormat | None] = {}
 
 
 @dataclass(frozen=True)

@@ -126,7 +126,7 @@ class PartitionCalls(MetastoreCalls):
         with self._errors(missing=self._missing_table(table.database, table.name),
                           database=table.database):
             result = self._call("add_partitions_req", request)
-        return [convert.partition_from_thrift(p) for p in (result.partitions or [])]
+        return convert.partitions_from_thrift(result.partitions or [])
 
     def list_partition_names(self, database: str, table: str, limit: int = -1) -> list[str]:
         """Partition names (``k1=v1/k2=v2``, escaped) of a table."""
@@ -137,7 +137,7 @@ class PartitionCalls(MetastoreCalls):
     def list_partitions(self, database: str, table: str, limit: int = -1) -> list[Partition]:
         with self._errors(missing=self._missing_table(database, table), database=database):
             parts = self._call("get_partitions", self._db(database), table, _max_parts(limit))
-        return [convert.partition_from_thrift(p) for p in parts]
+        return convert.partitions_from_thrift(parts)
 
     def get_partition(self, database: str, table: str, values: Sequence[str]) -> Partition:
         """One partition by its value strings."""
@@ -166,7 +166,7 @@ class PartitionCalls(MetastoreCalls):
                 else:
                     parts = self._call("get_partitions_by_names", self._db(database), table,
                                        chunk)
-            result.extend(convert.partition_from_thrift(p) for p in parts)
+            result.extend(convert.partitions_from_thrift(parts))
         return result
 
     def _invalid_filter(
@@ -199,7 +199,7 @@ class PartitionCalls(MetastoreCalls):
             else:
                 parts = self._call("get_partitions_by_filter", self._db(database), table, filter,
                                    _max_parts(limit))
-        return [convert.partition_from_thrift(p) for p in parts]
+        return convert.partitions_from_thrift(parts)
 
     def count_partitions(self, database: str, table: str, filter: str | None = None) -> int:
         """How many partitions match ``filter`` (all partitions when ``None``)."""
