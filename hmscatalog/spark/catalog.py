@@ -268,7 +268,7 @@ class HmsCatalog(JavaProxy):
             done = recovery.recover(self.client, table)
             if done.finished or done.undone:  # the table's location may have moved
                 table, age = self.client.get_table(database, name), None
-        return HmsTable(self._context, table, cache_age=age)._for_spark()
+        return self._jvm.for_spark(HmsTable(self._context, table, cache_age=age))
 
     def tableExists(self, ident: Any) -> bool:
         database, name = self._names(ident)
@@ -315,7 +315,8 @@ class HmsCatalog(JavaProxy):
             created = self.client.get_table(database, name)
         except (NoSuchTable, NoSuchNamespace):
             self._jvm.analysis_error("NoSuchTableException", ident)
-        return CreatedHmsTable(self._context, created, column_order=column_order)._for_spark()
+        return self._jvm.for_spark(
+            CreatedHmsTable(self._context, created, column_order=column_order))
 
     def createTableLike(self, ident: Any, info: Any, source: Any) -> Any:
         """``CREATE TABLE ... LIKE source``: the source's columns, partitioning, file format and

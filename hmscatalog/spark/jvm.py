@@ -41,7 +41,7 @@ class JavaProxy:
     _jvm: Jvm
     # No-argument methods whose answers stay the same until one of CHANGING is called, and
     # those that answer the object itself: Spark's repeated calls of them are answered in the
-    # JVM once the object is handed over by :meth:`for_spark`.
+    # JVM once the object is handed over by :meth:`Jvm.for_spark`.
     REMEMBERED: tuple[str, ...] = ()
     CHANGING: tuple[str, ...] = ()
     ITSELF: tuple[str, ...] = ()
@@ -60,14 +60,6 @@ class JavaProxy:
 
     def toString(self) -> str:
         return f"{type(self).__name__}@{id(self):x}"
-
-    def _for_spark(self) -> Any:
-        """This object as Spark should hold it: behind ``io.hmscatalog.spark.Remembering``,
-        which answers ``REMEMBERED``, ``ITSELF``, ``equals`` and ``hashCode`` without a call
-        into Python. (The Python object must not keep the wrapper: a reference from each side to
-        the other is one that neither side's garbage collector can free.)"""
-        return self._jvm.cls("io.hmscatalog.spark.Remembering").wrap(
-            self, ",".join(self.REMEMBERED), ",".join(self.CHANGING), ",".join(self.ITSELF))
 
 
 def _readable_errors(method: Callable[..., Any]) -> Callable[..., Any]:
@@ -135,6 +127,14 @@ class Jvm:
     def scala_object(self, name: str) -> Any:
         """The instance of the Scala ``object`` ``name`` (fully qualified)."""
         return getattr(self.cls(name + "$"), "MODULE$")
+
+    def for_spark(self, proxy: JavaProxy) -> Any:
+        """``proxy`` as Spark should hold it: behind ``io.hmscatalog.spark.Remembering``, which
+        answers its ``REMEMBERED`` and ``ITSELF`` methods, ``equals`` and ``hashCode`` without a
+        call into Python. (The Python object must not keep the wrapper: a reference from each
+        side to the other is one that neither side's garbage collector can free.)"""
+        return self.cls("io.hmscatalog.spark.Remembering").wrap(
+            proxy, ",".join(proxy.REMEMBERED), ",".join(proxy.CHANGING), ",".join(proxy.ITSELF))
 
     # -- collections -----------------------------------------------------------------------
 

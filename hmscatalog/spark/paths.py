@@ -182,7 +182,7 @@ def read_partitioned(spark: Any, path: str, format: str = "parquet",
     context = jvm.once("path-read-context", lambda: CatalogContext(jvm, None, settings))
     if context.storage_options != settings:
         context = CatalogContext(jvm, None, settings)
-    return session.dataframe(spark, jvm, PathTable(context, target, label)._for_spark())
+    return session.dataframe(spark, jvm, jvm.for_spark(PathTable(context, target, label)))
 
 
 def _spark_can_open(jvm: Jvm, scheme: str) -> bool:

@@ -323,8 +323,8 @@ class HmsScanBuilder(JavaProxy):
                                 self._schema, self._required, whole=not partition_predicates)
         if not columns:
             selection = source.select(predicate)
-            return HmsScan(self._jvm, scan(selection), named, selection,
-                           report=report)._for_spark()
+            return self._jvm.for_spark(
+                HmsScan(self._jvm, scan(selection), named, selection, report=report))
         zone = self._zone or zone_of(time_zone(self._jvm))
         runtime = Runtime(columns, predicate, zone, source.select, scan)
         if target.table is not None and partition_predicates and all(
@@ -333,11 +333,12 @@ class HmsScanBuilder(JavaProxy):
             # partitions: wait for the join's runtime values rather than fetch (and list)
             # every partition now. (With no partition filter at all, the query is most
             # likely no such join, and EXPLAIN shows its selection as before.)
-            return HmsScan(self._jvm, scan(Selection([], "metastore")), named, None, runtime,
-                           table_statistics(target.properties), report)._for_spark()
+            return self._jvm.for_spark(HmsScan(
+                self._jvm, scan(Selection([], "metastore")), named, None, runtime,
+                table_statistics(target.properties), report))
         selection = source.select(predicate)
-        return HmsScan(self._jvm, scan(selection), named, selection, runtime,
-                       report=report)._for_spark()
+        return self._jvm.for_spark(
+            HmsScan(self._jvm, scan(selection), named, selection, runtime, report=report))
 
     def _other_formats(self, selection: Selection) -> bool:
         """Whether a selected partition is stored in another format than its Parquet or ORC
