@@ -3,16 +3,13 @@ metastore in a fresh directory, one local Spark session (2 cores) whose built-in
 that metastore, and catalog `hms` attached to the same session and metastore.
 
 The metastore keeps its catalog in Derby by default, or in PostgreSQL (``db=`` a
-``postgresql://`` URI, such as the throwaway cluster :func:`postgres` starts)."""
+``postgresql://`` URI, such as that of the throwaway cluster of tests/postgres.py)."""
 
 from __future__ import annotations
 
 import argparse
 import contextlib
-import glob
 import os
-import shutil
-import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
@@ -79,68 +76,6 @@ def peers(name: str, s3: Mapping[str, str] | None = None, db: str = "derby",
             spark.stop()
     finally:
         server.stop(work / "metastore")
-
-
-def _pg_binary(name: str) -> str:
-    found = shutil.which(name) or next(
-        iter(sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"), reverse=True)), None)
-    if found is None:
-        raise SystemExit(f"PostgreSQL's {name} is not installed (Debian: postgresql)")
-    return found
-
-
-class Postgres:
-    """A throwaway PostgreSQL cluster on a free loopback port (run as user postgres when this
-    process is root), holding one empty database, from :meth:`start` to :meth:`stop`."""
-
-    def __init__(self, database: str = "hms") -> None:
-        self.binaries = {name: _pg_binary(name) for name in ("initdb", "pg_ctl", "createdb")}
-        if not any(Path(j).exists() for j in server.POSTGRES_JDBC_JARS):
-            raise SystemExit("PostgreSQL's JDBC driver is not installed: "
-                             "apt-get install -y libpostgresql-jdbc-java")
-        self.as_user: list[str] = []
-        self.base = Path(tempfile.mkdtemp(prefix="hmscatalog-bench-pg-"))
-        if os.geteuid() == 0:  # PostgreSQL refuses to run as root
-            shutil.chown(self.base, "postgres")
-            self.as_user = ["runuser", "-u", "postgres", "--"]
-        self.data = self.base / "data"
-        self.database = database
-        self.port = 0
-        self.running = False
-
-    @property
-    def uri(self) -> str:
-        """For :func:`peers`' ``db``."""
-        return f"postgresql://hive:unused@127.0.0.1:{self.port}/{self.database}"
-
-    def _run(self, *args: str) -> None:
-        subprocess.run([*self.as_user, *args], check=True, capture_output=True, timeout=120)
-
-    def start(self) -> None:
-        self._run(self.binaries["initdb"], "-D", str(self.data), "-A", "trust", "-U", "hive",
-                  "--no-sync")
-        for attempt in range(3):  # another program may take the free port before PostgreSQL
-            self.port = server.free_port()
-            try:
-                self._run(self.binaries["pg_ctl"], "-D", str(self.data), "-l",
-                          str(self.base / "postgres.log"), "-w", "-o",
-                          f"-p {self.port} -k {self.base} -c listen_addresses=127.0.0.1 "
-                          "-c fsync=off -c synchronous_commit=off -c full_page_writes=off",
-                          "start")
-                self.running = True
-                break
-            except subprocess.CalledProcessError:
-                if attempt == 2:
-                    raise
-        self._run(self.binaries["createdb"], "-h", "127.0.0.1", "-p", str(self.port), "-U",
-                  "hive", self.database)
-
-    def stop(self) -> None:
-        """Stop the cluster and remove its files (again: nothing)."""
-        if self.running:
-            self.running = False
-            self._run(self.binaries["pg_ctl"], "-D", str(self.data), "-m", "immediate", "stop")
-        shutil.rmtree(self.base, ignore_errors=True)
 
 
 def plan_leaves(plan: Any) -> list[Any]:

@@ -74,7 +74,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from peers import Postgres, chosen, peers, plan_leaves
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from peers import chosen, peers, plan_leaves
+from postgres import Postgres, PostgresUnavailable
 
 DB = "bench_scale"
 CATALOGS = ("hms", "spark_catalog")
@@ -327,14 +330,18 @@ def main() -> int:
     _stop_on_signal(cleanup)
     started = time.perf_counter()
     work: Path | None = None
-    cluster = Postgres() if args.db == "postgres" else None
+    try:
+        cluster = Postgres() if args.db == "postgres" else None
+    except PostgresUnavailable as exc:
+        raise SystemExit(str(exc)) from None
     try:
         if cluster is not None:
             cleanup.append(cluster.stop)
             cluster.start()
+            cluster.create_database("hms")
         print(f"metastore database: {'PostgreSQL' if cluster else 'Derby'}; driver memory "
               f"{args.driver_memory}, metastore heap {args.metastore_heap}", flush=True)
-        with peers("scale", db=cluster.uri if cluster else "derby",
+        with peers("scale", db=cluster.uri("hms") if cluster else "derby",
                    conf={"spark.driver.memory": args.driver_memory},
                    metastore_heap=args.metastore_heap) as (work, spark, hms):
             if not args.keep:

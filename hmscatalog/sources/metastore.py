@@ -80,7 +80,7 @@ def select_partitions(
             found = cache.partitions(database, name, text, partial(
                 client.get_partitions_by_filter, database, name, text))
         except InvalidFilter as exc:
-            log.warning("metastore rejected %s; filtering all partitions on the client", exc)
+            log.warning("metastore rejected %s; choosing partitions by name on the client", exc)
             text = None
     if text is None and not isinstance(predicate, AlwaysTrue):
         # Nothing the metastore can evaluate (a string range...): choose by the partitions'

@@ -7,16 +7,12 @@ loopback port, and skips when those binaries or the JDBC driver
 
 from __future__ import annotations
 
-import glob
-import os
-import shutil
-import subprocess
-import tempfile
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from postgres import Postgres, PostgresUnavailable
 
 from hmscatalog.metastore import convert, server
 from hmscatalog.metastore._thrift.hive_metastore import ttypes as t
@@ -26,54 +22,19 @@ from hmscatalog.metastore.releases import RELEASES
 pytestmark = pytest.mark.integration
 
 
-def _pg_binary(name: str) -> str | None:
-    found = shutil.which(name)
-    if found:
-        return found
-    candidates = sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"))
-    return candidates[-1] if candidates else None
-
-
 @pytest.fixture(scope="module")
 def postgres_uri() -> Iterator[str]:
-    binaries = {name: _pg_binary(name) for name in ("initdb", "pg_ctl", "createdb")}
-    missing = [name for name, path in binaries.items() if path is None]
-    if missing:
-        pytest.skip(f"PostgreSQL server binaries not installed: {missing}")
-    if not any(Path(j).exists() for j in server.POSTGRES_JDBC_JARS):
-        pytest.skip("PostgreSQL JDBC driver not installed (libpostgresql-jdbc-java)")
-    # PostgreSQL refuses to run as root: run it as the postgres user, in a directory it owns.
-    as_user: list[str] = []
-    base = Path(tempfile.mkdtemp(prefix="hmscatalog-pg-"))
-    if os.geteuid() == 0:
-        if shutil.which("runuser") is None:
-            pytest.skip("running as root without runuser: cannot start PostgreSQL")
-        shutil.chown(base, "postgres")
-        as_user = ["runuser", "-u", "postgres", "--"]
-    data = base / "data"
-
-    def run(*args: str) -> None:
-        subprocess.run([*as_user, *args], check=True, capture_output=True, timeout=120)
-
-    run(str(binaries["initdb"]), "-D", str(data), "-A", "trust", "-U", "hive", "--no-sync")
-    for attempt in range(3):  # another program may take the free port before PostgreSQL does
-        port = server.free_port()
-        try:
-            run(str(binaries["pg_ctl"]), "-D", str(data), "-l", str(base / "postgres.log"),
-                "-w", "-o", f"-p {port} -k {base} -c listen_addresses=127.0.0.1 -c fsync=off",
-                "start")
-            break
-        except subprocess.CalledProcessError:
-            if attempt == 2:
-                raise
     try:
+        cluster = Postgres()
+    except PostgresUnavailable as exc:
+        pytest.skip(str(exc))
+    try:
+        cluster.start()
         for line in RELEASES:
-            run(str(binaries["createdb"]), "-h", "127.0.0.1", "-p", str(port), "-U", "hive",
-                _database(line))
-        yield f"postgresql://hive:unused@127.0.0.1:{port}/"
+            cluster.create_database(_database(line))
+        yield cluster.uri()
     finally:
-        run(str(binaries["pg_ctl"]), "-D", str(data), "-m", "immediate", "stop")
-        shutil.rmtree(base, ignore_errors=True)
+        cluster.stop()
 
 
 def _database(line: str) -> str:
