@@ -5,8 +5,8 @@ brings every literal to the column's Python type (:func:`coerce_literal`), and p
 in negation normal form: ``NOT`` is pushed down to the leaves by De Morgan's laws, a comparison
 flips (``NOT c < 1`` is ``c >= 1``), ``NOT c IS NULL`` is ``c IS NOT NULL``, ``NOT`` over a cast
 goes inside it. Leaves without an exact positive negation keep a ``negated`` flag: ``<=>``,
-``LIKE``, ``IN``, and ordering comparisons on ``float``/``double`` columns, where NaN makes
-``NOT c < 1`` differ from ``c >= 1``. Each of these steps is exact under SQL's three-valued logic,
+``LIKE``, ``IN``. (On ``float``/``double`` columns ``NOT c < 1`` is ``c >= 1`` too: Spark orders
+NaN above every number, see :mod:`~hmscatalog.expressions.evaluator`.) Each of these steps is exact under SQL's three-valued logic,
 so the bound predicate keeps exactly the partitions the original would.
 
 The visitors (evaluation, metastore filters, narrowing, projection spans) all work on the bound
@@ -51,8 +51,6 @@ from hmscatalog.expressions.predicates import (
 from hmscatalog.partitions.spec import PartitionSpec
 from hmscatalog.partitions.types import HiveType, parse_hive_type
 
-_ORDERING = frozenset({"<", "<=", ">", ">="})
-_UNORDERED_KINDS = frozenset({"float", "double"})  # NaN is neither below nor above 1
 
 
 class BoundPredicate:
@@ -146,8 +144,7 @@ def _bind_leaf(node: Predicate, columns: Mapping[str, Column], negated: bool) ->
         case Compare(name, op, value):
             column = _resolve(name, columns)
             literal = _coerce(value, column)
-            if negated and not (op in _ORDERING and column.type is not None
-                                and column.type.kind in _UNORDERED_KINDS):
+            if negated:
                 return BoundCompare(column, NEGATED_OP[op], literal)
             return BoundCompare(column, op, literal, negated)
         case EqualNullSafe(name, value):

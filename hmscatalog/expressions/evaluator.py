@@ -153,10 +153,18 @@ def _compare(compare: Callable[[Any, Any], Any], current: Any, literal: Any) -> 
         return NULL
     if literal is UNCOMPARABLE:
         return ANY
+    if _nan(current) or _nan(literal):
+        # Spark orders NaN above every other FLOAT or DOUBLE and takes NaN = NaN: compared as
+        # "is NaN", NaN is greater than every number and equal to itself.
+        current, literal = _nan(current), _nan(literal)
     try:
         return TRUE if compare(current, literal) else FALSE
     except TypeError:
         return ANY
+
+
+def _nan(value: Any) -> bool:
+    return type(value) is float and value != value
 
 
 def _null_safe(current: Any, literal: Any) -> int:

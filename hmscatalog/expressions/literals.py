@@ -8,7 +8,7 @@ from typing import Any
 
 from hmscatalog.errors import InvalidPartitionValue
 from hmscatalog.expressions.instants import Instant
-from hmscatalog.partitions.types import HiveType, parse_value
+from hmscatalog.partitions.types import HiveType, as_float32, parse_value
 
 
 class Uncomparable(Exception):
@@ -44,7 +44,11 @@ def coerce_literal(value: Any, hive_type: HiveType) -> Any:
     if kind in ("double", "float", "decimal"):
         if isinstance(value, bool) or not isinstance(value, int | float | decimal.Decimal):
             raise Uncomparable(value)
-        return decimal.Decimal(value) if kind == "decimal" else float(value)
+        if kind == "decimal":
+            return decimal.Decimal(value)
+        # A FLOAT literal reaches Python as the double its text names (py4j sends 0.1f as
+        # "0.1"): rounded back to single precision, as parse_value reads a FLOAT value.
+        return as_float32(float(value)) if kind == "float" else float(value)
     if kind == "boolean" and isinstance(value, bool):
         return value
     if kind == "date" and isinstance(value, dt.date) and not isinstance(value, dt.datetime):

@@ -13,6 +13,7 @@ import decimal
 import math
 import re
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -157,9 +158,7 @@ def parse_value(text: str | None, hive_type: HiveType) -> Any:
             number_f = float(stripped)
         except ValueError:
             raise _bad(text, hive_type) from None
-        if kind == "float":
-            number_f = struct.unpack("f", struct.pack("f", number_f))[0]
-        return number_f
+        return as_float32(number_f) if kind == "float" else number_f
     if kind == "boolean":
         lowered = stripped.lower()
         if lowered in _TRUE:
@@ -189,8 +188,30 @@ def parse_value(text: str | None, hive_type: HiveType) -> Any:
     raise InvalidPartitionValue(f"type {hive_type} cannot hold a partition value")
 
 
+def as_float32(value: float) -> float:
+    """``value`` rounded to the nearest single-precision float (as Java's ``(float)`` cast)."""
+    return struct.unpack("f", struct.pack("f", value))[0]
+
+
+NumberText = Callable[[float, bool], str]
+"""``(value, single)`` → the text of a DOUBLE (a FLOAT when ``single``) value."""
+
+_number_text: NumberText | None = None
+
+
+def use_number_text(text: NumberText | None) -> None:
+    """Write FLOAT and DOUBLE partition values with ``text``: the Spark layer installs its
+    JVM's own ``Float.toString``/``Double.toString``, since that is how Spark names such a
+    partition, and their digits depend on the Java release (before Java 19 they are not always
+    the shortest: 8.41E21 is ``8.409999999999999E21``). ``None``: the shortest digits, as
+    Java 19 and later write them."""
+    global _number_text
+    _number_text = text
+
+
 def _java_double_string(value: float, single: bool) -> str:
-    """Java's ``Double.toString``/``Float.toString`` layout over Python's shortest digits."""
+    """Java's ``Double.toString``/``Float.toString`` layout over Python's shortest digits (the
+    digits of Java 19 and later)."""
     if math.isnan(value):
         return "NaN"
     if math.isinf(value):
@@ -245,7 +266,11 @@ def format_value(value: Any, hive_type: HiveType) -> str | None:
     if kind == "decimal":
         return format(parse_value(str(decimal.Decimal(value)), hive_type), "f")
     if kind in ("double", "float"):
-        return _java_double_string(float(value), single=kind == "float")
+        single = kind == "float"
+        number = as_float32(float(value)) if single else float(value)
+        if _number_text is not None and math.isfinite(number) and number != 0:
+            return _number_text(number, single)
+        return _java_double_string(number, single)
     if kind == "boolean":
         return "true" if value else "false"
     if kind == "date":

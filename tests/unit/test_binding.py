@@ -46,7 +46,7 @@ from hmscatalog.expressions.bound import (
 from hmscatalog.expressions.evaluator import ANY, FALSE, NULL, TRUE
 from hmscatalog.expressions.predicates import columns_of, has_opaque
 from hmscatalog.partitions import PartitionSpec
-from hmscatalog.partitions.types import parse_hive_type
+from hmscatalog.partitions.types import parse_hive_type, parse_value
 
 SPEC = PartitionSpec.of(("dt", "date"), ("region", "string"), ("hr", "int"), ("price", "double"))
 DT, REGION, HR, PRICE = (Column(i, c.name, c.type) for i, c in enumerate(SPEC.columns))
@@ -148,8 +148,8 @@ def test_evaluating_neither_coerces_nor_resolves_again(monkeypatch: pytest.Monke
     (Not(AlwaysTrue()), AlwaysFalse()),
     (Not(AlwaysFalse()), AlwaysTrue()),
     (Not(Opaque("f(x)")), Undecidable(Opaque("f(x)"))),
-    # NaN is neither below nor above 1: NOT price < 1 is not price >= 1
-    (Not(Compare("price", "<", 1)), BoundCompare(PRICE, "<", 1.0, negated=True)),
+    # Spark orders NaN above every number: NOT price < 1 is price >= 1, NaN included
+    (Not(Compare("price", "<", 1)), BoundCompare(PRICE, ">=", 1.0)),
     (Not(Compare("price", "=", 1)), BoundCompare(PRICE, "<>", 1.0)),
     (Not(Cast("hr", "string", eq("hr", "7"))),
      BoundCast(HR, parse_hive_type("string"),
@@ -164,6 +164,26 @@ def test_negated_float_comparisons_keep_nan_partitions() -> None:
     assert bound.may_match((None, None, None, math.nan))  # Spark: NOT (NaN < 1) is true
     assert not bound.may_match((None, None, None, 0.5))
     assert bound.may_match((None, None, None, 1.5))
+
+
+@pytest.mark.parametrize(("pred", "kept"), [
+    (Compare("price", ">", 1000), {math.nan, math.inf}),
+    (Compare("price", "=", math.nan), {math.nan}),
+    (Compare("price", ">=", math.nan), {math.nan}),
+    (Compare("price", "<", math.nan), {-math.inf, -0.0, 1.5, math.inf}),
+    (Compare("price", "<>", math.nan), {-math.inf, -0.0, 1.5, math.inf}),
+    (EqualNullSafe("price", math.nan), {math.nan}),
+    (In("price", (math.nan, 1.5)), {math.nan, 1.5}),
+    (Not(In("price", (math.nan,))), {-math.inf, -0.0, 1.5, math.inf}),
+    (Compare("price", ">=", 1) & Compare("price", "<=", math.nan), {math.nan, 1.5, math.inf}),
+    (Compare("price", "=", 0.0), {-0.0}),
+])
+def test_nan_is_the_greatest_double_and_equal_to_itself(pred: Predicate, kept: set) -> None:
+    """Spark's order of FLOAT and DOUBLE: -0.0 = 0.0, NaN = NaN, NaN above +Infinity."""
+    values = [math.nan, math.inf, -math.inf, -0.0, 1.5, None]
+    bound = bind(pred, SPEC)
+    got = {v for v in values if bound.may_match((None, None, None, v))}
+    assert {repr(v) for v in got} == {repr(v) for v in kept}
 
 
 def test_negation_tightens_pinned_values() -> None:
@@ -276,3 +296,12 @@ def test_column_references_and_opaque_parts() -> None:
     assert not has_opaque(pred)
     assert has_opaque(Not(eq("dt", 1) & Opaque("f(x)")))
     assert not has_opaque(Cast("dt", "string", Opaque("f(x)")))  # casts are not looked into
+
+
+def test_a_float_literal_is_compared_in_single_precision() -> None:
+    """py4j hands over the FLOAT 0.1f as the double 0.1; the FLOAT partition '0.1' is 0.1f."""
+    spec = PartitionSpec.of(("f", "float"))
+    value = parse_value("0.1", spec.column("f").type)
+    assert bind(Compare("f", "=", 0.1), spec).may_match((value,))
+    assert bind(In("f", (0.1, 2.0)), spec).may_match((value,))
+    assert not bind(Compare("f", ">", 0.1), spec).may_match((value,))
