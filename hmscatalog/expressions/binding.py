@@ -6,8 +6,9 @@ in negation normal form: ``NOT`` is pushed down to the leaves by De Morgan's law
 flips (``NOT c < 1`` is ``c >= 1``), ``NOT c IS NULL`` is ``c IS NOT NULL``, ``NOT`` over a cast
 goes inside it. Leaves without an exact positive negation keep a ``negated`` flag: ``<=>``,
 ``LIKE``, ``IN``. (On ``float``/``double`` columns ``NOT c < 1`` is ``c >= 1`` too: Spark orders
-NaN above every number, see :mod:`~hmscatalog.expressions.evaluator`.) Each of these steps is exact under SQL's three-valued logic,
-so the bound predicate keeps exactly the partitions the original would.
+NaN above every number, see :mod:`~hmscatalog.expressions.evaluator`.) Each of these steps is
+exact under SQL's three-valued logic, so the bound predicate keeps exactly the partitions the
+original would.
 
 The visitors (evaluation, metastore filters, narrowing, projection spans) all work on the bound
 form, so none of them looks a column up, coerces a literal or handles ``NOT`` again.
@@ -50,7 +51,6 @@ from hmscatalog.expressions.predicates import (
 )
 from hmscatalog.partitions.spec import PartitionSpec
 from hmscatalog.partitions.types import HiveType, parse_hive_type
-
 
 
 class BoundPredicate:
