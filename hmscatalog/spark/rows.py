@@ -11,7 +11,7 @@ from hmscatalog.errors import InvalidPartitionValue
 from hmscatalog.partitions.codec import DEFAULT_PARTITION_NAME
 from hmscatalog.partitions.spec import PartitionSpec
 from hmscatalog.partitions.types import HiveType, format_value, parse_value
-from hmscatalog.spark.internals.catalyst import cast_strings
+from hmscatalog.spark.internals.catalyst import cast_strings, decimal_value
 from hmscatalog.spark.jvm import Jvm
 
 _EPOCH_DAY = dt.date(1970, 1, 1)
@@ -58,8 +58,8 @@ def _python_value(row: Any, index: int, hive_type: HiveType, time_zone: str) -> 
         instant = _EPOCH + dt.timedelta(microseconds=row.getLong(index))
         return instant.astimezone(zoneinfo.ZoneInfo(time_zone)).replace(tzinfo=None)
     if kind == "decimal":
-        decimal_value = row.getDecimal(index, hive_type.precision, hive_type.scale)
-        return parse_value(str(decimal_value.toJavaBigDecimal().toPlainString()), hive_type)
+        value = decimal_value(row.getDecimal(index, hive_type.precision, hive_type.scale))
+        return parse_value(str(value), hive_type)
     raise InvalidPartitionValue(f"type {hive_type} cannot hold a partition value")
 
 

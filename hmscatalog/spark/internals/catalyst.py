@@ -8,6 +8,7 @@ four).
 
 from __future__ import annotations
 
+import decimal
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -126,3 +127,16 @@ def cast_strings(jvm: Jvm, values: Sequence[str | None], types: Sequence[str],
 
     caster = jvm.once(f"partition-caster<{','.join(types)}>@{time_zone}", make)
     return caster.apply(row).copy()
+
+
+def decimal_value(value: Any) -> decimal.Decimal:
+    """A Catalyst ``Decimal`` (``org.apache.spark.sql.types.Decimal``: a row's DECIMAL value, a
+    V2 literal's ``value()``) as a Python ``Decimal`` of the same digits and scale.
+
+    ``toJavaBigDecimal`` returns a ``java.math.BigDecimal``, which py4j hands to Python already
+    converted to a ``decimal.Decimal``; a Java object (a gateway that converts nothing) is read
+    from its plain string."""
+    big = value.toJavaBigDecimal()
+    if isinstance(big, decimal.Decimal):
+        return big
+    return decimal.Decimal(str(big.toPlainString()))

@@ -10,11 +10,11 @@ in all four).
 from __future__ import annotations
 
 import datetime as dt
-import decimal
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from hmscatalog.metastore.model import StorageFormat
+from hmscatalog.spark.internals.catalyst import decimal_value
 from hmscatalog.spark.internals.session import hadoop_conf, sql_conf, time_zone
 
 if TYPE_CHECKING:
@@ -72,7 +72,7 @@ def v2_literal_value(value: Any, type_name: str) -> Any:
     if type_name in ("integer", "long", "short", "byte", "boolean", "double", "float"):
         return value
     if type_name.startswith("decimal"):
-        return decimal.Decimal(str(value.toJavaBigDecimal().toPlainString()))
+        return decimal_value(value)
     raise UnreadableLiteral(type_name)
 
 
