@@ -24,6 +24,10 @@ runs in every session before relations are resolved:
   :mod:`hmscatalog.spark.internals.row_format`).
 * **SHOW PARTITIONS** is answered with the metastore's partition names, as the built-in catalog
   answers it (``k=__HIVE_DEFAULT_PARTITION__`` for NULL, whatever the column's type).
+* **ALTER TABLE ... DROP PARTITION** with a clause that names only some partition columns,
+  which Spark refuses for tables outside its own catalog, names each partition it matches
+  whole (:func:`hmscatalog.spark.statement_partitions.drop_partial`), as Hive and the built-in
+  drop every partition holding those values.
 """
 
 from __future__ import annotations
@@ -37,14 +41,13 @@ from hmscatalog.errors import (
     NoSuchObject,
 )
 from hmscatalog.metastore.model import VIRTUAL_VIEW, Table
-from hmscatalog.partitions.codec import DEFAULT_PARTITION_NAME, parse_part_name
-from hmscatalog.partitions.types import format_value, parse_value
 from hmscatalog.spark.alter_storage import set_partition_location, set_serde
 from hmscatalog.spark.describe import DESCRIBE_COLUMNS, describe_partition
 from hmscatalog.spark.internals import plans, row_format
 from hmscatalog.spark.jvm import JavaProxy, Jvm, quoted, sql_string
 from hmscatalog.spark.serde_io import serde_columns
 from hmscatalog.spark.show_create import show_create_as_serde
+from hmscatalog.spark.statement_partitions import clause_strings, drop_partial, matching_names
 from hmscatalog.spark.view_statements import (
     SHOW_VIEWS_COLUMNS,
     create_view,
@@ -163,6 +166,11 @@ class SessionHooks(JavaProxy):
             return plans.local_relation(self._jvm, DESCRIBE_COLUMNS, rows)
         if kind == "ShowPartitions":
             return self._show_partitions(session, catalog, table, command)
+        if kind == "DropPartitions":
+            if table.table_type == VIRTUAL_VIEW:
+                return None  # Spark refuses it
+            return drop_partial(self._jvm, self._attached[catalog].client, catalog, table,
+                                command)
         if kind == "AnalyzeTable":
             return plans.parse(session, _analyze_call(catalog, table, command, self._jvm))
         if kind == "AnalyzeColumn":
@@ -288,20 +296,15 @@ class SessionHooks(JavaProxy):
         spec = table.partition_spec
         if not spec.names:
             return None
-        wanted: dict[str, str] = {}
-        for key, value in (plans.shown_partition(self._jvm, command) or {}).items():
-            column = key.lower()
-            if column not in spec.names or value is None:
-                return None
-            hive_type = spec.column(column).type
-            try:
-                wanted[column] = format_value(parse_value(value, hive_type),
-                                              hive_type) or DEFAULT_PARTITION_NAME
-            except InvalidPartitionValue:
-                return None
+        try:
+            wanted = clause_strings(table, plans.shown_partition(self._jvm, command) or {},
+                                    quoted(catalog, table.database, table.name))
+        except InvalidPartitionValue:
+            return None  # Spark's cast error, as the built-in's
+        if wanted is None:
+            return None
         names = self._attached[catalog].client.list_partition_names(table.database, table.name)
-        rows = [n for n in names
-                if all(dict(parse_part_name(n)).get(k) == v for k, v in wanted.items())]
+        rows = matching_names(names, wanted)
         return plans.local_relation(self._jvm, "partition STRING", [[row] for row in rows])
 
 

@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from hmscatalog.metastore.client import MetastoreClient
+
 pytestmark = [pytest.mark.integration, pytest.mark.spark]
 
 
@@ -46,6 +48,7 @@ _DECIMAL_STATEMENTS = {
         [p for p in _DECIMAL_PARTITIONS if p != "d=3.50/k=x"]),
     "ALTER TABLE {t} DROP IF EXISTS PARTITION (d=9.5, k='x')": (
         _DECIMAL_DATA, _DECIMAL_PARTITIONS),
+    "ALTER TABLE {t} DROP PARTITION (d=4.5)": (_DECIMAL_DATA[:3], _DECIMAL_PARTITIONS[:3]),
     "ALTER TABLE {t} ADD PARTITION (d=7.25, k='z')": (
         _DECIMAL_DATA, [*_DECIMAL_PARTITIONS, "d=7.25/k=z"]),
 }
@@ -84,3 +87,118 @@ def test_decimal_partition_values_in_every_statement(spark: Any, db: str) -> Non
 def test_decimal_partition_values_as_the_builtin(spark: Any, db: str) -> None:
     """The built-in catalog, on the same statements, leaves what hms is expected to."""
     assert _decimal_statements(spark, "spark_catalog", db) == _DECIMAL_STATEMENTS
+
+
+# -- PARTITION clauses of some of the partition columns ----------------------------------------
+
+_PARTIAL_ROWS = ("(1, 'a', 1), (2, 'a', 2), (3, 'b', 1), (4, 'b', 2), (5, 'c', 1), (6, 'c', 2), "
+                 "(7, 'd', 10), (8, 'e', 1), (9, NULL, 1), (10, 'f', NULL), (11, 'g', 1)")
+
+
+def _partial_table(spark: Any, table: str) -> None:
+    spark.sql(f"CREATE TABLE {table} (a INT) PARTITIONED BY (p STRING, q INT) STORED AS PARQUET")
+    spark.sql(f"INSERT INTO {table} VALUES {_PARTIAL_ROWS}")
+
+
+def _partial_drops(spark: Any, table: str) -> list[Any]:
+    """DROP PARTITION clauses of some of the columns; what each leaves."""
+    _partial_table(spark, table)
+    seen: list[Any] = []
+    for statement in [
+        "ALTER TABLE {t} DROP PARTITION (p='a')",  # a/1 and a/2
+        "ALTER TABLE {t} DROP PARTITION (Q=2), PARTITION (p='e', q=01)",  # b/2, c/2; e/1
+        "ALTER TABLE {t} DROP IF EXISTS PARTITION (p='zz'), PARTITION (p='g')",
+        "ALTER TABLE {t} DROP IF EXISTS PARTITION (p='zz')",
+        "ALTER TABLE {t} DROP PARTITION (p=NULL)",  # the default partition of p
+        "ALTER TABLE {t} DROP PARTITION (q=NULL) PURGE",
+    ]:
+        spark.sql(statement.format(t=table))
+        seen.append(_state(spark, table))
+    return seen
+
+
+_PARTIAL_DROPS = [
+    ["p=__HIVE_DEFAULT_PARTITION__/q=1", "p=b/q=1", "p=b/q=2", "p=c/q=1", "p=c/q=2",
+     "p=d/q=10", "p=e/q=1", "p=f/q=__HIVE_DEFAULT_PARTITION__", "p=g/q=1"],
+    ["p=__HIVE_DEFAULT_PARTITION__/q=1", "p=b/q=1", "p=c/q=1", "p=d/q=10",
+     "p=f/q=__HIVE_DEFAULT_PARTITION__", "p=g/q=1"],
+    ["p=__HIVE_DEFAULT_PARTITION__/q=1", "p=b/q=1", "p=c/q=1", "p=d/q=10",
+     "p=f/q=__HIVE_DEFAULT_PARTITION__"],
+    ["p=__HIVE_DEFAULT_PARTITION__/q=1", "p=b/q=1", "p=c/q=1", "p=d/q=10",
+     "p=f/q=__HIVE_DEFAULT_PARTITION__"],
+    ["p=b/q=1", "p=c/q=1", "p=d/q=10", "p=f/q=__HIVE_DEFAULT_PARTITION__"],
+    ["p=b/q=1", "p=c/q=1", "p=d/q=10"],
+]
+
+
+def _values(partitions: list[str]) -> list[tuple[str | None, int | None]]:
+    """The (p, q) of the rows the partitions ``p=.../q=...`` hold."""
+    found = []
+    for name in partitions:
+        p, q = (part.split("=", 1)[1] for part in name.split("/"))
+        found.append((None if p == "__HIVE_DEFAULT_PARTITION__" else p,
+                      None if q == "__HIVE_DEFAULT_PARTITION__" else int(q)))
+    return found
+
+
+def _check_partial_drops(seen: list[Any]) -> None:
+    assert [[p for (p,) in parts] for _, parts in seen] == _PARTIAL_DROPS
+    for (data, _), partitions in zip(seen, _PARTIAL_DROPS, strict=True):
+        assert sorted(((p, q) for _, p, q in data), key=repr) == \
+            sorted(_values(partitions), key=repr)
+
+
+def test_drop_partition_of_some_columns(spark: Any, db: str) -> None:
+    """DROP PARTITION (p='a') of a (p, q) table drops every partition p=a/*, as Hive and the
+    built-in do; Spark's analyzer refused it (``Partition spec is invalid``) before hms saw
+    it."""
+    _check_partial_drops(_partial_drops(spark, f"hms.{db}.t"))
+
+
+@pytest.mark.builtin
+def test_drop_partition_of_some_columns_as_the_builtin(spark: Any, db: str) -> None:
+    _check_partial_drops(_partial_drops(spark, f"spark_catalog.{db}.t"))
+
+
+def test_drop_partition_of_some_columns_refused(spark: Any, db: str,
+                                                client: MetastoreClient) -> None:
+    """A clause matching no partition is refused as the built-in refuses it, and nothing of
+    the statement is dropped; a value its column cannot hold is refused naming the value, the
+    column and the table."""
+    _partial_table(spark, f"hms.{db}.t")
+    before = client.list_partition_names(db, "t")
+    with pytest.raises(Exception) as missing:
+        spark.sql(f"ALTER TABLE hms.{db}.t DROP PARTITION (p='c'), PARTITION (p='zz')")
+    assert _first_line(missing.value) == (
+        f"[PARTITIONS_NOT_FOUND] The partition(s) PARTITION (`p` = zz) cannot be found in "
+        f"table `{db}`.`t`.")
+    with pytest.raises(Exception) as bad_value:
+        spark.sql(f"ALTER TABLE hms.{db}.t DROP PARTITION (q='x')")
+    assert _first_line(bad_value.value) == (
+        f"[HMS_INVALID_PARTITION_VALUE] partition value 'x' of column q of `hms`.`{db}`.`t` is "
+        "not a valid int")
+    assert client.list_partition_names(db, "t") == before
+
+
+@pytest.mark.builtin
+def test_partial_clauses_of_truncate_and_show_partitions_as_the_builtin(spark: Any,
+                                                                       db: str) -> None:
+    """TRUNCATE TABLE and SHOW PARTITIONS with a clause of some columns (NULL among them: the
+    default partition) give the built-in's answers. SHOW PARTITIONS ... PARTITION (q=NULL)
+    printed ``q=null`` through hms where the built-in prints the metastore's name."""
+    seen = {}
+    for catalog in ("hms", "spark_catalog"):
+        table = f"{catalog}.{db}.t"
+        _partial_table(spark, table)
+        shown = [_rows(spark, f"SHOW PARTITIONS {table} PARTITION ({clause})")
+                 for clause in ("p='a'", "q=01", "q=NULL", "p=NULL", "p='zz'", "q=NULL, p='f'")]
+        spark.sql(f"TRUNCATE TABLE {table} PARTITION (p='b')")
+        spark.sql(f"TRUNCATE TABLE {table} PARTITION (q=NULL)")
+        spark.sql(f"TRUNCATE TABLE {table} PARTITION (p='zz')")  # matches none: nothing
+        seen[catalog] = (shown, _state(spark, table))
+        spark.sql(f"DROP TABLE {table}")
+    assert seen["hms"] == seen["spark_catalog"]
+    shown, (data, partitions) = seen["hms"]
+    assert shown[2] == [("p=f/q=__HIVE_DEFAULT_PARTITION__",)]
+    assert sorted(a for a, _, _ in data) == [1, 2, 5, 6, 7, 8, 9, 11]
+    assert len(partitions) == 11

@@ -1,7 +1,8 @@
 """The analyzer's view of statements, for the plugin's rule (:mod:`hmscatalog.spark.hooks`):
 parsed plan nodes (``InsertIntoStatement``, ``RepairTable``, ``RecoverPartitions``,
-``ShowPartitions``, ``DescribeRelation``, whose fields are Catalyst's, not API), the session's
-parser and catalog manager, local relations, and ``AnalysisException`` with an error condition.
+``ShowPartitions``, ``DescribeRelation``, ``DropPartitions``, whose fields are Catalyst's, not
+API), the session's parser and catalog manager, local relations, and ``AnalysisException`` with
+an error condition.
 
 Plan nodes are told apart by class name, here and in the Java rule. Checked in Spark 4.0 to 4.3.
 """
@@ -9,7 +10,7 @@ Plan nodes are told apart by class name, here and in the Java rule. Checked in S
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from py4j.protocol import Py4JError, Py4JJavaError
 
@@ -75,6 +76,29 @@ def shown_partition(jvm: Jvm, show: Any) -> dict[str, str | None] | None:
     given = jvm.java_map(show.pattern().get().spec())
     return {str(key): (None if given.get(key) is None else str(given.get(key)))
             for key in given.keySet()}
+
+
+def dropped_partitions(jvm: Jvm, drop: Any) -> list[dict[str, str | None]]:
+    """The PARTITION clauses of ``ALTER TABLE ... DROP PARTITION`` (``DropPartitions``, still
+    unresolved): column → value as written, ``None`` for NULL."""
+    clauses = []
+    for part in jvm.java_list(drop.parts()):
+        given = jvm.java_map(part.spec())
+        clauses.append({str(key): (None if given.get(key) is None else str(given.get(key)))
+                        for key in given.keySet()})
+    return clauses
+
+
+def with_dropped_partitions(jvm: Jvm, drop: Any,
+                            clauses: Sequence[Mapping[str, str | None]]) -> Any:
+    """``drop`` (a ``DropPartitions``) dropping the partitions ``clauses`` name instead
+    (``UnresolvedPartitionSpec``s; ``None`` is NULL), on the same table, with the same IF
+    EXISTS and PURGE."""
+    spec = jvm.cls("org.apache.spark.sql.catalyst.analysis.UnresolvedPartitionSpec")
+    # A None value goes to Scala as null, Spark's NULL partition value.
+    parts = [spec(jvm.scala_map(cast(Mapping[str, str], clause)), jvm.none())
+             for clause in clauses]
+    return drop.copy(drop.table(), jvm.seq(parts), drop.ifExists(), drop.purge())
 
 
 def described_partition(jvm: Jvm, describe: Any) -> dict[str, str]:

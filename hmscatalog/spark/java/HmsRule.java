@@ -14,7 +14,8 @@ import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation;
  * Hands the Python side every INSERT of a plan (to check its PARTITION clause), writes by
  * position that come without one ({@code DataFrameWriter.insertInto}), and the
  * commands it runs itself (MSCK REPAIR TABLE, ALTER TABLE RECOVER PARTITIONS, SHOW PARTITIONS,
- * ANALYZE TABLE, DESCRIBE TABLE ... PARTITION) or completes (CREATE TABLE), and expands views
+ * ANALYZE TABLE, DESCRIBE TABLE ... PARTITION) or completes (CREATE TABLE, ALTER TABLE ... DROP
+ * PARTITION of a partial spec, which Spark's analyzer would refuse), and expands views
  * stored in an hms catalog's metastore ({@link ViewExpansion}). A CREATE ... AS SELECT's own
  * write into the table it created ({@link CreatedTable}) is not checked.
  * Commands are told apart by class name only, so this compiles against every supported Spark.
@@ -24,7 +25,7 @@ final class HmsRule extends Rule<LogicalPlan> {
       Set.of("RepairTable", "RecoverPartitions", "ShowPartitions", "AnalyzeTable",
           "AnalyzeColumn", "AnalyzeTables", "DescribeRelation", "CreateView", "AlterViewAs",
           "DropView", "ShowViews", "DropTable", "SetTableLocation",
-          "SetTableSerDeProperties", "ShowCreateTable");
+          "SetTableSerDeProperties", "ShowCreateTable", "DropPartitions");
   // CREATE / REPLACE TABLE [AS SELECT]: the Python side may complete the table's definition
   // (ROW FORMAT DELIMITED ... NULL DEFINED AS, which Spark's parser drops); the query of an
   // AS SELECT is then handled as any other plan (views).
