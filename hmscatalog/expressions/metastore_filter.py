@@ -137,9 +137,12 @@ def _leaf(node: Predicate) -> _Rendered:
 
 
 def _column_type(column: Column) -> HiveType | None:
-    """The column's type, if the filter grammar can name the column."""
+    """The column's type, if the filter grammar can name the column and the metastore can
+    filter its type: of the string types only STRING (Hive 2.3 refuses CHAR and VARCHAR keys,
+    and a CHAR value is stored padded)."""
     if column.position is None or not _IDENTIFIER.match(column.name) or (
-            column.name in _KEYWORDS):
+            column.name in _KEYWORDS) or column.type is None or column.type.kind in (
+            "char", "varchar"):
         return None
     return column.type
 

@@ -24,6 +24,7 @@ from hmscatalog.metastore.cache import MetadataCache
 from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.sasl import Kerberos
 from hmscatalog.metastore.tls import Tls
+from hmscatalog.partitions.types import use_number_text
 from hmscatalog.spark import plugin
 from hmscatalog.spark.catalog import HmsCatalog
 from hmscatalog.spark.hooks import SessionHooks
@@ -31,6 +32,7 @@ from hmscatalog.spark.internals import session
 from hmscatalog.spark.internals.session import add_analyzer_rule, set_for_new_sessions
 from hmscatalog.spark.internals.versions import check_spark_version
 from hmscatalog.spark.jvm import JavaProxy, Jvm
+from hmscatalog.spark.rows import java_number_text
 from hmscatalog.storage.filesystems import s3a_storage_options, use_hadoop
 from hmscatalog.storage.hadoop import HadoopStorage
 from hmscatalog.write.direct import use_upload_aborter
@@ -58,6 +60,7 @@ def proxy_jvm(spark: Any) -> Jvm:
         jvm.gateway.python_parameters.propagate_java_exceptions = True
         _JVMS[spark] = jvm
         _list_hadoop_file_systems(jvm)
+        use_number_text(java_number_text(jvm))  # partitions named as this JVM's Spark names them
     return jvm
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import zoneinfo
 from collections.abc import Sequence
 from typing import Any
@@ -10,7 +11,7 @@ from typing import Any
 from hmscatalog.errors import InvalidPartitionValue
 from hmscatalog.partitions.codec import DEFAULT_PARTITION_NAME
 from hmscatalog.partitions.spec import PartitionSpec
-from hmscatalog.partitions.types import HiveType, format_value, parse_value
+from hmscatalog.partitions.types import HiveType, NumberText, format_value, parse_value
 from hmscatalog.spark.internals.catalyst import cast_strings, decimal_value
 from hmscatalog.spark.jvm import Jvm
 
@@ -18,14 +19,43 @@ _EPOCH_DAY = dt.date(1970, 1, 1)
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 
 
+def java_number_text(jvm: Jvm) -> NumberText:
+    """FLOAT and DOUBLE values written by this JVM's ``Float.toString``/``Double.toString``,
+    as Spark's cast to STRING writes them when it names a partition (for
+    :func:`~hmscatalog.partitions.types.use_number_text`); one call per distinct value."""
+    java_float, java_double = jvm.cls("java.lang.Float"), jvm.cls("java.lang.Double")
+
+    @functools.lru_cache(maxsize=4096)
+    def text(value: float, single: bool) -> str:
+        return str((java_float if single else java_double).toString(value))
+    return text
+
+
+def decimals_fit(spec: PartitionSpec, partitions: Sequence[Sequence[str]]) -> bool:
+    """Whether every DECIMAL value of ``partitions`` (each a partition's value strings) fits its
+    column's precision: Spark's partition parser would read ``'123456789.12'`` into a
+    DECIMAL(10,2) column as it is, where its cast gives NULL (or an error under ANSI)."""
+    positions = [i for i, column in enumerate(spec.columns) if column.type.kind == "decimal"]
+    for values in partitions if positions else ():
+        for i in positions:
+            text = values[i]
+            if text != DEFAULT_PARTITION_NAME:
+                try:
+                    parse_value(text, spec.columns[i].type)
+                except InvalidPartitionValue:
+                    return False
+    return True
+
+
 def internal_row(jvm: Jvm, spec: PartitionSpec, strings: Sequence[str], time_zone: str,
-                 *, default_name_in_strings: bool = False) -> Any:
+                 *, default_name_in_strings: bool = False, ansi: bool = False) -> Any:
     """An ``InternalRow`` of a partition's values, typed by the partition columns.
 
-    The value strings are cast by Spark itself (its non-ANSI cast, so a malformed value is NULL,
-    as when Spark reads partition values of its own Hive tables). Building the row in the JVM
-    matters: boxed values returned to Python come back as Python numbers, and py4j would send a
-    BIGINT's small value as an ``Integer``.
+    The value strings are cast by Spark itself: by its non-ANSI cast (a malformed value is
+    NULL), or with ``ansi`` by its ANSI cast, which raises for a malformed value, as when Spark
+    reads partition values of its own Hive tables under ``spark.sql.ansi.enabled``. Building
+    the row in the JVM matters: boxed values returned to Python come back as Python numbers,
+    and py4j would send a BIGINT's small value as an ``Integer``.
 
     ``__HIVE_DEFAULT_PARTITION__`` is NULL, except in STRING-family columns when
     ``default_name_in_strings`` is set: partition identifiers keep the name the metastore
@@ -38,7 +68,7 @@ def internal_row(jvm: Jvm, spec: PartitionSpec, strings: Sequence[str], time_zon
         default_name_in_strings and column.type.is_string)) else text
         for text, column in zip(strings, spec.columns, strict=True)]
     types = ["string" if c.type.is_string else str(c.type) for c in spec.columns]
-    return cast_strings(jvm, values, types, time_zone)
+    return cast_strings(jvm, values, types, time_zone, ansi=ansi)
 
 
 def _python_value(row: Any, index: int, hive_type: HiveType, time_zone: str) -> Any:

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import replace
 from datetime import tzinfo
 from functools import partial
 from typing import Any, NamedTuple
 
-from hmscatalog.errors import HmsCatalogError
+from hmscatalog.errors import HmsCatalogError, InvalidPartitionValue
 from hmscatalog.expressions.instants import zone_of
 from hmscatalog.expressions.predicates import IsNotNull, Predicate, and_all
 from hmscatalog.metastore.cache import MetadataCache
@@ -30,10 +31,10 @@ from hmscatalog.sources.choose import source_for
 from hmscatalog.sources.source import ReadTarget, Selection, describe
 from hmscatalog.spark.filters import translate, translate_v2, without_implied_not_null
 from hmscatalog.spark.internals import read
-from hmscatalog.spark.internals.session import time_zone
+from hmscatalog.spark.internals.session import sql_conf, time_zone
 from hmscatalog.spark.jvm import JavaProxy, Jvm, quoted
 from hmscatalog.spark.listing import ListingCache, directory_stamps
-from hmscatalog.spark.rows import internal_row
+from hmscatalog.spark.rows import decimals_fit, internal_row
 from hmscatalog.spark.serde_io import recursive_directories, serde_scan
 from hmscatalog.spark.statistics import ScanStatistics, TableStatistics, table_statistics
 
@@ -355,7 +356,12 @@ class HmsScanBuilder(JavaProxy):
         Where ``files`` names a partition's files, only those are read."""
         jvm = self._jvm
         table = self._table
-        partition_schema = jvm.struct_type(table.partition_keys)
+        # CHAR and VARCHAR partition values are read as strings (the values the metastore
+        # stores, CHAR's padding included), as Spark's own Hive tables read them: Spark cannot
+        # cast a partition's text to a CHAR or VARCHAR type.
+        partition_schema = jvm.struct_type([
+            replace(c, type="string") if c.type.lower().startswith(("char", "varchar")) else c
+            for c in table.partition_keys])
         if table.partition_keys:
             stored = [part.location or "" for part in selection.partitions]
             locations = read.qualified(jvm, stored)
@@ -382,8 +388,11 @@ class HmsScanBuilder(JavaProxy):
 
         When every partition sits where Hive puts it (``<table>/<k=v>/...``), its directory name
         says exactly what its metastore values say, and Spark parses all of them in one JVM call,
-        casting to the declared types as its own Hive tables do. Otherwise each partition's
-        values are sent one by one.
+        casting to the declared types as its own Hive tables do. Otherwise, or when Spark's
+        parser refuses a value (``'7.9'`` in an INT column, which another engine registered),
+        each partition's values are cast one by one, as the built-in casts them: by the
+        session's ``spark.sql.ansi.enabled``, strictly (an error naming the table, partition
+        and value) or leniently (``'7.9'`` is 7, an overflow NULL).
         """
         jvm = self._jvm
         table = self._table
@@ -392,10 +401,28 @@ class HmsScanBuilder(JavaProxy):
         stripped = [location.rstrip("/") for location in locations]
         if stripped and all(location == f"{root}/{make_part_name(names, list(part.values))}"
                             for location, part in zip(stripped, selection.partitions,
-                                                      strict=True)):
+                                                      strict=True)) and decimals_fit(
+                table.partition_spec, [part.values for part in selection.partitions]):
             # Names are lower case on both sides, so matching them is case-insensitive.
-            return read.parsed_partition_spec(jvm, locations, root, partition_schema)
+            try:
+                return read.parsed_partition_spec(jvm, locations, root, partition_schema)
+            except Exception as exc:  # Spark's error, as pyspark raises it in Python
+                if "INVALID_PARTITION_VALUE" not in str(exc):
+                    raise
         zone = time_zone(jvm)
-        return read.partition_spec(jvm, partition_schema, [
-            (internal_row(jvm, table.partition_spec, part.values, zone), part.location)
-            for part in selection.partitions])
+        ansi = bool(sql_conf(jvm).ansiEnabled())
+        rows = []
+        for part in selection.partitions:
+            try:
+                rows.append((internal_row(jvm, table.partition_spec, part.values, zone,
+                                          ansi=ansi), part.location))
+            except Exception as exc:  # Spark's CAST_INVALID_INPUT, CAST_OVERFLOW...
+                if not ansi:
+                    raise
+                message = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+                raise InvalidPartitionValue(
+                    f"table {table.qualified_name}: partition "
+                    f"{make_part_name(names, list(part.values))} cannot be read as its columns' "
+                    f"types ({', '.join(f'{c.name} {c.type}' for c in table.partition_keys)}) "
+                    f"with spark.sql.ansi.enabled=true: {message}") from None
+        return read.partition_spec(jvm, partition_schema, rows)

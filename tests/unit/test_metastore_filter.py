@@ -143,3 +143,11 @@ def test_true_sends_nothing_and_is_complete() -> None:
 def test_columns_the_filter_grammar_cannot_name_are_not_sent(name: str) -> None:
     spec = PartitionSpec.of((name, "string"))
     assert to_metastore_filter(eq(name, "v"), spec).text is None
+
+
+def test_char_and_varchar_columns_are_filtered_on_the_client() -> None:
+    """Hive 2.3's metastore refuses filters on CHAR/VARCHAR keys, and stores CHAR padded."""
+    spec = PartitionSpec.of(("c", "char(3)"), ("v", "varchar(5)"), ("s", "string"))
+    rendered = to_metastore_filter(eq("c", "b  ") & eq("v", "a") & eq("s", "x"), spec)
+    assert rendered.text == 's = "x"'
+    assert not rendered.complete

@@ -98,10 +98,11 @@ def writer_bucket_spec(jvm: Jvm, bucket_id: Any) -> Any:
 
 
 def cast_strings(jvm: Jvm, values: Sequence[str | None], types: Sequence[str],
-                 time_zone: str) -> Any:
+                 time_zone: str, ansi: bool = False) -> Any:
     """An ``InternalRow`` of ``values`` (``None`` is NULL) cast from strings to the Spark
-    types ``types`` (DDL names; ``"string"`` keeps the value) by Spark's non-ANSI ``Cast`` in
-    ``time_zone``: a malformed value is NULL.
+    types ``types`` (DDL names; ``"string"`` keeps the value) by Spark's ``Cast`` in
+    ``time_zone``: non-ANSI (a malformed value is NULL), or with ``ansi`` ANSI (a malformed
+    value raises Spark's ``CAST_INVALID_INPUT``).
 
     The row starts as a ``GenericInternalRow`` of ``UTF8String``; the cast projection is made
     once per session and type list. It is interpreted, not generated: every generated
@@ -117,15 +118,17 @@ def cast_strings(jvm: Jvm, values: Sequence[str | None], types: Sequence[str],
     def make() -> Any:
         string = jvm.scala_object("org.apache.spark.sql.types.StringType")
         data_type = jvm.scala_object("org.apache.spark.sql.types.DataType")
-        legacy = jvm.scala_object(f"{EXPRESSIONS}.EvalMode").LEGACY()
+        modes = jvm.scala_object(f"{EXPRESSIONS}.EvalMode")
+        mode = modes.ANSI() if ansi else modes.LEGACY()
         casts = [jvm.cls(f"{EXPRESSIONS}.Cast")(
             jvm.cls(f"{EXPRESSIONS}.BoundReference")(i, string, True),
-            data_type.fromDDL(kind), jvm.some(time_zone), legacy)
+            data_type.fromDDL(kind), jvm.some(time_zone), mode)
             for i, kind in enumerate(types)]
         return jvm.scala_object(f"{EXPRESSIONS}.UnsafeProjection").createInterpretedObject(
             jvm.seq(casts))
 
-    caster = jvm.once(f"partition-caster<{','.join(types)}>@{time_zone}", make)
+    caster = jvm.once(
+        f"partition-caster<{','.join(types)}>@{time_zone}{'/ansi' if ansi else ''}", make)
     return caster.apply(row).copy()
 
 

@@ -1,0 +1,173 @@
+"""Partition columns of the types the metastore allows beyond STRING, INT and DATE, read and
+written through hms as through Spark's built-in Hive catalog on one metastore: NaN and the
+infinities in FLOAT and DOUBLE columns, FLOAT literals, DOUBLE values named as Java names them,
+CHAR and VARCHAR columns, and partition values other engines registered that Spark's casts
+refuse."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import pytest
+
+from hmscatalog.metastore.client import MetastoreClient
+
+pytestmark = [pytest.mark.integration, pytest.mark.spark, pytest.mark.builtin]
+
+SPECIAL = ("double('NaN')", "double('Infinity')", "double('-Infinity')", "-0.0D", "0.0D",
+           "1.5D", "NULL")
+
+
+def _ids(spark: Any, sql: str) -> list[int]:
+    return sorted(row[0] for row in spark.sql(sql).collect())
+
+
+def _partitions(spark: Any, table: str) -> list[str]:
+    return sorted(row[0] for row in spark.sql(f"SHOW PARTITIONS {table}").collect())
+
+
+def _first_line(exc: BaseException) -> str:
+    return str(exc).strip().splitlines()[0]
+
+
+def _outcome(spark: Any, sql: str) -> list[int] | str:
+    """The ids a query reads, or that it failed."""
+    try:
+        return _ids(spark, sql)
+    except Exception:
+        return "failed"
+
+
+@pytest.mark.parametrize("kind", ["DOUBLE", "FLOAT"])
+@pytest.mark.cases(1)
+def test_nan_and_infinities_are_pruned_as_spark_orders_them(spark: Any, db: str,
+                                                            kind: str) -> None:
+    """Spark orders NaN above +Infinity and takes NaN = NaN and -0.0 = 0.0: each predicate
+    keeps the partitions the built-in keeps (hms pruned NaN away)."""
+    spark.sql(f"CREATE TABLE spark_catalog.{db}.g (id INT) PARTITIONED BY (g {kind}) "
+              "STORED AS PARQUET")
+    rows = ", ".join(f"({i}, CAST({v} AS {kind}))" for i, v in enumerate(SPECIAL))
+    spark.sql(f"INSERT INTO spark_catalog.{db}.g PARTITION (g) VALUES {rows}")
+    nan = f"CAST('NaN' AS {kind})"
+    predicates = [
+        "g > 1000", f"g = {nan}", f"g <=> {nan}", f"g IN ({nan}, CAST(1.5 AS {kind}))",
+        f"g BETWEEN 1 AND {nan}", "NOT (g < 1)", f"g >= {nan}", f"g < {nan}", f"g <> {nan}",
+        "g = 0", f"g = CAST('-0.0' AS {kind})", f"NOT (g IN ({nan}))", "g IS NULL",
+        f"g > CAST('Infinity' AS {kind})", f"g <= CAST('-Infinity' AS {kind})",
+    ]
+    for predicate in predicates:
+        expected = _ids(spark, f"SELECT id FROM spark_catalog.{db}.g WHERE {predicate}")
+        assert _ids(spark, f"SELECT id FROM hms.{db}.g WHERE {predicate}") == expected, predicate
+    assert _ids(spark, f"SELECT id FROM hms.{db}.g WHERE g > 1000") == [0, 1]  # NaN, Infinity
+
+
+def test_a_float_partition_matches_a_float_literal(spark: Any, db: str) -> None:
+    """FLOAT 0.1 is stored as '0.1': the literal CAST(0.1 AS FLOAT) finds it (hms compared it
+    with the double 0.1 and found nothing)."""
+    spark.sql(f"CREATE TABLE hms.{db}.f (id INT) PARTITIONED BY (f FLOAT) STORED AS PARQUET")
+    spark.sql(f"INSERT INTO hms.{db}.f PARTITION (f) VALUES (1, CAST(0.1 AS FLOAT)), "
+              "(2, CAST(2.5 AS FLOAT)), (3, CAST(1e-3 AS FLOAT))")
+    for predicate, expected in [("f = CAST(0.1 AS FLOAT)", [1]), ("f < CAST(0.1 AS FLOAT)", [3]),
+                                ("f IN (CAST(0.1 AS FLOAT), CAST(1e-3 AS FLOAT))", [1, 3]),
+                                ("f <=> CAST(0.1 AS FLOAT)", [1])]:
+        for catalog in ("hms", "spark_catalog"):
+            got = _ids(spark, f"SELECT id FROM {catalog}.{db}.f WHERE {predicate}")
+            assert got == expected, (catalog, predicate)
+
+
+def test_double_partitions_are_named_as_java_names_them(spark: Any, db: str) -> None:
+    """8.41E21 is ``8.409999999999999E21`` to Java 17's Double.toString: hms names dynamic and
+    static partitions as the built-in does, so an overwrite through either catalog replaces
+    the partition the other wrote (it made a second one for the same value)."""
+    values = "(1, 8.41E21, CAST(0.1 AS FLOAT)), (2, 1e23, CAST(1e10 AS FLOAT)), " \
+             "(3, 4.9E-324, CAST(1.4E-45 AS FLOAT)), (4, 2e-3, CAST(3.3e-5 AS FLOAT))"
+    for catalog, table in (("hms", "ours"), ("spark_catalog", "theirs")):
+        spark.sql(f"CREATE TABLE {catalog}.{db}.{table} (id INT) PARTITIONED BY (g DOUBLE, "
+                  "f FLOAT) STORED AS PARQUET")
+        spark.sql(f"INSERT INTO {catalog}.{db}.{table} PARTITION (g, f) VALUES {values}")
+        spark.sql(f"INSERT INTO {catalog}.{db}.{table} PARTITION (g=8.41E21, f=1) SELECT 5")
+    ours = _partitions(spark, f"hms.{db}.ours")
+    assert ours == _partitions(spark, f"spark_catalog.{db}.theirs")
+    assert "g=8.409999999999999E21/f=1.0" in ours
+    # The built-in overwrites what hms wrote, and hms what the built-in wrote.
+    spark.sql(f"INSERT OVERWRITE TABLE spark_catalog.{db}.ours PARTITION (g=8.41E21, f=0.1) "
+              "SELECT 7")
+    spark.sql(f"INSERT OVERWRITE TABLE hms.{db}.theirs PARTITION (g=1e23, f=1e10) SELECT 8")
+    assert _partitions(spark, f"hms.{db}.ours") == ours
+    assert _partitions(spark, f"spark_catalog.{db}.theirs") == ours
+    assert _ids(spark, f"SELECT id FROM hms.{db}.ours WHERE g = 8.41E21") == [5, 7]
+    assert _ids(spark, f"SELECT id FROM spark_catalog.{db}.theirs WHERE g = 1e23") == [8]
+
+
+@pytest.mark.parametrize("fmt", ["PARQUET", "TEXTFILE"])
+@pytest.mark.cases(1)
+def test_char_and_varchar_partition_columns(spark: Any, db: str, fmt: str) -> None:
+    """CHAR values are stored padded ('b  '), VARCHAR as given; hms reads, filters and writes
+    them as the built-in does (it could not read such a table at all)."""
+    for catalog, table in (("hms", "ours"), ("spark_catalog", "theirs")):
+        spark.sql(f"CREATE TABLE {catalog}.{db}.{table} (id INT) PARTITIONED BY "
+                  f"(v VARCHAR(5), c CHAR(3)) STORED AS {fmt}")
+        spark.sql(f"INSERT INTO {catalog}.{db}.{table} PARTITION (v, c) VALUES "
+                  "(1, 'a', 'b'), (2, 'abcde', 'xyz')")
+        spark.sql(f"INSERT INTO {catalog}.{db}.{table} PARTITION (v='q', c='r') SELECT 3")
+    expected = sorted(tuple(r) for r in spark.table(f"spark_catalog.{db}.theirs").collect())
+    assert (3, "q", "r  ") in expected
+    for catalog in ("hms", "spark_catalog"):
+        for table in ("ours", "theirs"):
+            rows = sorted(tuple(r) for r in spark.table(f"{catalog}.{db}.{table}").collect())
+            assert rows == expected, (catalog, table)
+            for predicate, ids in [("c = 'b'", [1]), ("v = 'abcde'", [2]), ("c > 'q'", [2, 3]),
+                                   ("c IN ('r', 'xyz')", [2, 3])]:
+                got = _ids(spark, f"SELECT id FROM {catalog}.{db}.{table} WHERE {predicate}")
+                assert got == ids, (catalog, table, predicate)
+    assert _partitions(spark, f"hms.{db}.ours") == _partitions(spark, f"hms.{db}.theirs")
+
+
+@pytest.mark.parametrize(("column", "good", "foreign"), [
+    ("i INT", "3", "7.9"),
+    ("i INT", "3", "2147483648"),
+    ("i INT", "3", "1e3"),
+    ("d DECIMAL(10,2)", "3.00", "123456789.12"),
+])
+@pytest.mark.cases(2)
+def test_values_other_engines_registered_follow_ansi_mode(spark: Any, db: str,
+                                                          client: MetastoreClient, column: str,
+                                                          good: str, foreign: str) -> None:
+    """A partition value Spark's cast refuses: under ANSI (Spark 4's default) every query
+    reading that partition fails, naming the table and the value, as the built-in fails; with
+    spark.sql.ansi.enabled=false it reads as the built-in's lenient cast reads it."""
+    name = column.split()[0]
+    spark.sql(f"CREATE TABLE spark_catalog.{db}.t (id INT) PARTITIONED BY ({column}) "
+              "STORED AS PARQUET")
+    spark.sql(f"INSERT INTO spark_catalog.{db}.t PARTITION ({name}={good}) VALUES (1)")
+    table = client.get_table(db, "t")
+    root = (table.location or "").rstrip("/")
+    written = Path(urlparse(f"{root}/{name}={good}").path)
+    shutil.copytree(written, Path(urlparse(f"{root}/{name}={foreign}").path))
+    client.add_partitions(table, [table.partition_at([foreign], f"{root}/{name}={foreign}", {})])
+
+    query = f"SELECT * FROM {{c}}.{db}.t"
+    with pytest.raises(Exception) as builtin:
+        spark.sql(query.format(c="spark_catalog")).collect()
+    assert foreign in _first_line(builtin.value)
+    with pytest.raises(Exception) as ours:
+        spark.sql(query.format(c="hms")).collect()
+    line = _first_line(ours.value)
+    assert line.startswith("[HMS_INVALID_PARTITION_VALUE]")
+    assert f"table {db}.t" in line and f"{name}={foreign}" in line and "ansi" in line
+    # A query whose filter leaves that partition out reads it as the built-in does.
+    pruned = f"SELECT id FROM {{c}}.{db}.t WHERE {name} = {good}"
+    assert _outcome(spark, pruned.format(c="hms")) == _outcome(
+        spark, pruned.format(c="spark_catalog"))
+
+    spark.conf.set("spark.sql.ansi.enabled", "false")
+    try:
+        expected = sorted(map(tuple, spark.sql(query.format(c="spark_catalog")).collect()),
+                          key=repr)
+        assert sorted(map(tuple, spark.sql(query.format(c="hms")).collect()),
+                      key=repr) == expected
+    finally:
+        spark.conf.unset("spark.sql.ansi.enabled")
