@@ -52,7 +52,10 @@ def _either(first: Pinned, second: Pinned) -> Pinned:
 def _typed(values: Any) -> Pinned:
     """The literals as a set; ``None`` (no pinning) if one has no faithful value of the
     column's type, since the engine's comparison might then still match. A TIMESTAMP instant
-    pins nothing either: two wall-clock values can name it (one in a daylight-saving gap)."""
-    if any(value is UNCOMPARABLE or isinstance(value, Instant) for value in values):
+    pins nothing either: two wall-clock values can name it (one in a daylight-saving gap);
+    nor does a zero or NaN of a FLOAT or DOUBLE column (``0.0`` and ``-0.0`` are equal but
+    named apart, and NaN equals NaN only in Spark's comparisons, not in a set)."""
+    if any(value is UNCOMPARABLE or isinstance(value, Instant)
+           or (type(value) is float and not value) or value != value for value in values):
         return None
     return frozenset(value for value in values if value is not None)  # `= NULL` is never true

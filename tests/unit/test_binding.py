@@ -305,3 +305,10 @@ def test_a_float_literal_is_compared_in_single_precision() -> None:
     assert bind(Compare("f", "=", 0.1), spec).may_match((value,))
     assert bind(In("f", (0.1, 2.0)), spec).may_match((value,))
     assert not bind(Compare("f", ">", 0.1), spec).may_match((value,))
+
+
+def test_zero_and_nan_pin_no_double_value() -> None:
+    """0.0 and -0.0 are one value named two ways; NaN is not found in a set by equality."""
+    for value in (0.0, -0.0, math.nan):
+        assert bind(Compare("price", "=", value), SPEC).pinned("price") is None
+    assert bind(Compare("price", "=", 1.5), SPEC).pinned("price") == {1.5}
