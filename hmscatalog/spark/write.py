@@ -10,14 +10,16 @@ the partitions that receive rows, or exactly the one a fully static PARTITION cl
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable
 from functools import partial
 from typing import Any, Literal
 
 from hmscatalog import config
 from hmscatalog.errors import DynamicPartitionError, HmsCatalogError, WriteFailed
+from hmscatalog.expressions.instants import Instant, zone_of
 from hmscatalog.expressions.literals import Uncomparable, coerce_literal
-from hmscatalog.expressions.predicates import AlwaysTrue, Compare, EqualNullSafe
+from hmscatalog.expressions.predicates import AlwaysTrue, Compare, EqualNullSafe, IsNull
 from hmscatalog.metastore.model import Table
 from hmscatalog.metastore.serde import NATIVE_FORMATS, table_properties
 from hmscatalog.partitions.codec import DEFAULT_PARTITION_NAME
@@ -25,7 +27,7 @@ from hmscatalog.partitions.spec import PartitionSpec
 from hmscatalog.partitions.types import format_value
 from hmscatalog.spark.compression import check_compression, native_options
 from hmscatalog.spark.filters import translate_v2
-from hmscatalog.spark.internals.session import conf_value, hadoop_conf
+from hmscatalog.spark.internals.session import conf_value, hadoop_conf, time_zone
 from hmscatalog.spark.internals.write import FileWrite, attributes_by_name, prepare_file_write
 from hmscatalog.spark.jvm import JavaProxy, Jvm, quoted
 from hmscatalog.spark.partition_guard import table_partition_guard
@@ -38,19 +40,29 @@ from hmscatalog.write.direct import DirectCommit
 from hmscatalog.write.rules import DynamicPartitionSettings, check_partition_counts
 
 WRITE = "org.apache.spark.sql.connector.write"
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 
 
-def _static_value(spec: PartitionSpec, predicate: Any) -> tuple[str, str] | None:
+def _static_value(spec: PartitionSpec, predicate: Any,
+                  zone: dt.tzinfo | None) -> tuple[str, str] | None:
     """``(column, metastore string)`` of an overwrite condition ``column = literal`` (Spark
-    states a PARTITION clause's values as ``column <=> literal``)."""
-    translated, _ = translate_v2(predicate)
+    states a PARTITION clause's values as ``column <=> literal``, and a NULL one as ``column IS
+    NULL``). A TIMESTAMP literal (an instant) names its partition by its wall-clock time in
+    ``zone``, the session time zone, as the rows Spark writes do."""
+    translated, _ = translate_v2(predicate, zone)
+    if isinstance(translated, IsNull) and translated.column.lower() in spec.names:
+        return translated.column.lower(), DEFAULT_PARTITION_NAME
     if isinstance(translated, EqualNullSafe) or (
             isinstance(translated, Compare) and translated.op == "="):
         name = translated.column.lower()
         if name in spec.names:
             column = spec.column(name)
+            value = translated.value
+            if isinstance(value, Instant):
+                value = (_EPOCH + dt.timedelta(microseconds=value.micros)).astimezone(
+                    value.zone).replace(tzinfo=None)
             try:
-                text = format_value(coerce_literal(translated.value, column.type), column.type)
+                text = format_value(coerce_literal(value, column.type), column.type)
             except Uncomparable:
                 return None
             return name, text or DEFAULT_PARTITION_NAME
@@ -81,16 +93,21 @@ class HmsWriteBuilder(JavaProxy):
         self._mode: Literal["append", "overwrite"] = "append"
         self._static: dict[str, str] = {}
 
+    def _zone(self) -> dt.tzinfo | None:
+        return zone_of(time_zone(self._jvm))
+
     def canOverwrite(self, predicates: Any) -> bool:
         spec = self._table.partition_spec
-        return all(isinstance(translate_v2(p)[0], AlwaysTrue) or _static_value(spec, p)
+        zone = self._zone()
+        return all(isinstance(translate_v2(p)[0], AlwaysTrue) or _static_value(spec, p, zone)
                    for p in predicates)
 
     def overwrite(self, predicates: Any) -> Any:
         spec = self._table.partition_spec
+        zone = self._zone()
         self._mode = "overwrite"
         for predicate in predicates:
-            static = _static_value(spec, predicate)
+            static = _static_value(spec, predicate, zone)
             if static is not None:
                 self._static[static[0]] = static[1]
             elif not isinstance(translate_v2(predicate)[0], AlwaysTrue):

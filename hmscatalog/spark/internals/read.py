@@ -39,8 +39,11 @@ def v1_filters(jvm: Jvm, predicates: Any) -> tuple[list[Any], list[Any | None]]:
 
 
 # Implementation classes of V2 expression operands: FieldReference and LiteralValue are
-# private[sql] case classes (of the public NamedReference and Literal); Cast is public.
-_V2_KINDS = {"FieldReference": "column", "Cast": "cast", "LiteralValue": "literal"}
+# private[sql] case classes (of the public NamedReference and Literal); Cast is public. A
+# BOOLEAN literal operand (``b <=> true``) comes as the predicate AlwaysTrue or AlwaysFalse,
+# which are also Literal<Boolean> (value(), dataType()).
+_V2_KINDS = {"FieldReference": "column", "Cast": "cast", "LiteralValue": "literal",
+             "AlwaysTrue": "literal", "AlwaysFalse": "literal"}
 
 
 def v2_operand_kind(expression: Any) -> str:
