@@ -6,7 +6,9 @@ runs in every session before relations are resolved:
   sees the write, so whether a column was static or dynamic, on which Hive's rules depend, is
   lost by then. Every ``InsertIntoStatement`` (plain, after WITH, Hive's FROM-first form, each
   branch of a multi-insert, and ``DataFrameWriter.insertInto``, which has no PARTITION clause:
-  all its partition columns are dynamic) into an hms table is checked here first.
+  all its partition columns are dynamic) into an hms table is checked here first. A fully
+  static INSERT OVERWRITE clause, and IF NOT EXISTS (which Spark refuses for other catalogs),
+  reach the write as options of the statement's table (:mod:`hmscatalog.spark.insert_clause`).
 * **MSCK REPAIR TABLE** and **ALTER TABLE ... RECOVER PARTITIONS**, which Spark refuses for
   tables outside its own catalog, become ``CALL <catalog>.system.sync_partition_metadata``.
 * **DESCRIBE TABLE ... PARTITION**, which Spark 4.0 and 4.1 refuse for tables outside their
@@ -43,6 +45,7 @@ from hmscatalog.errors import (
 from hmscatalog.metastore.model import VIRTUAL_VIEW, Table
 from hmscatalog.spark.alter_storage import set_partition_location, set_serde
 from hmscatalog.spark.describe import DESCRIBE_COLUMNS, describe_partition
+from hmscatalog.spark.insert_clause import rewritten_insert
 from hmscatalog.spark.internals import plans, row_format
 from hmscatalog.spark.jvm import JavaProxy, Jvm, quoted, sql_string
 from hmscatalog.spark.serde_io import serde_columns
@@ -77,10 +80,15 @@ class SessionHooks(JavaProxy):
         self._jvm = jvm
         self._attached = attached
 
-    def checkInsert(self, session: Any, insert: Any) -> None:
+    def checkInsert(self, session: Any, insert: Any) -> Any:
+        """Check an INSERT's PARTITION clause; the statement with the clause handed to the
+        write (:mod:`hmscatalog.spark.insert_clause`), or ``None`` to keep it."""
         found = self._table(session, insert)
-        if found is not None:
-            self._check(session, found[1], plans.partition_clause(self._jvm, insert))
+        if found is None:
+            return None
+        catalog, table = found
+        self._check(session, table, plans.partition_clause(self._jvm, insert))
+        return rewritten_insert(self._jvm, catalog, table, insert)
 
     def checkPositionalWrite(self, session: Any, catalog: str, ident: Any) -> None:
         attached = self._attached.get(catalog)

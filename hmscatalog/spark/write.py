@@ -27,6 +27,7 @@ from hmscatalog.partitions.spec import PartitionSpec
 from hmscatalog.partitions.types import format_value
 from hmscatalog.spark.compression import check_compression, native_options
 from hmscatalog.spark.filters import translate_v2
+from hmscatalog.spark.insert_clause import InsertClause, partition_exists
 from hmscatalog.spark.internals.session import conf_value, hadoop_conf, time_zone
 from hmscatalog.spark.internals.write import FileWrite, attributes_by_name, prepare_file_write
 from hmscatalog.spark.jvm import JavaProxy, Jvm, quoted
@@ -80,7 +81,10 @@ def _by_name(jvm: Jvm, schema: Any) -> dict[str, Any]:
 
 class HmsWriteBuilder(JavaProxy):
     """Append by default; ``overwrite`` with equality conditions on partition columns (Spark's
-    form of a PARTITION clause), ``truncate`` or ``overwriteDynamicPartitions`` replace."""
+    form of a PARTITION clause), ``truncate`` or ``overwriteDynamicPartitions`` replace. A
+    fully static clause and IF NOT EXISTS come as options from the analyzer rule
+    (:mod:`hmscatalog.spark.insert_clause`): in dynamic mode the clause's partition is
+    replaced even by no rows, as in static mode."""
 
     class Java:
         implements = [f"{WRITE}.SupportsOverwriteV2", f"{WRITE}.SupportsDynamicOverwrite"]
@@ -92,6 +96,7 @@ class HmsWriteBuilder(JavaProxy):
         self._info = info
         self._mode: Literal["append", "overwrite"] = "append"
         self._static: dict[str, str] = {}
+        self._clause = InsertClause.of(self._jvm.to_dict(info.options().asCaseSensitiveMap()))
 
     def _zone(self) -> dt.tzinfo | None:
         return zone_of(time_zone(self._jvm))
@@ -122,6 +127,7 @@ class HmsWriteBuilder(JavaProxy):
 
     def overwriteDynamicPartitions(self) -> Any:
         self._mode = "overwrite"
+        self._static = self._clause.metastore_strings(self._jvm, self._table)
         return self
 
     def build(self) -> Any:
@@ -131,7 +137,8 @@ class HmsWriteBuilder(JavaProxy):
         return SortedWrite(
             self._jvm, f"hms {self._mode} {table.qualified_name}", f"table {table.qualified_name}",
             [c.name for c in table.partition_keys],
-            lambda: HmsBatchWrite(self._context, table, self._info, self._mode, self._static))
+            lambda: HmsBatchWrite(self._context, table, self._info, self._mode, self._static,
+                                  if_absent=self._clause.if_not_exists))
 
     def buildForBatch(self) -> Any:
         return self.build().toBatch()
@@ -216,12 +223,16 @@ class HmsBatchWrite(JavaProxy):
         implements = [f"{WRITE}.BatchWrite"]
 
     def __init__(self, context: CatalogContext, table: Table, info: Any,
-                 mode: Literal["append", "overwrite"], static: dict[str, str]) -> None:
+                 mode: Literal["append", "overwrite"], static: dict[str, str],
+                 if_absent: bool = False) -> None:
+        """``if_absent``: IF NOT EXISTS (``static`` then names every partition column): the
+        write commits nothing if that partition exists when it commits."""
         self._jvm = context.jvm
         self._context = context
         self._table = table
         self._mode = mode
         self._static = static
+        self._if_absent = if_absent
         self._settings = DynamicPartitionSettings.from_conf(partial(conf_value, self._jvm))
         self._write_id = new_write_id()
         self._direct = on_object_store(table.location)
@@ -275,6 +286,10 @@ class HmsBatchWrite(JavaProxy):
 
     def commit(self, messages: Any, summary: Any = None) -> None:
         results = list(messages)
+        if self._if_absent and partition_exists(self._context.metastore, self._table,
+                                                self._static):
+            self.abort(messages)  # IF NOT EXISTS, and it exists: nothing changes
+            return
         self._committing = True
         try:
             if self._direct:

@@ -55,6 +55,58 @@ def partition_clause(jvm: Jvm, insert: Any) -> dict[str, str | None]:
             for key in spec.keySet()}
 
 
+def static_values(jvm: Jvm, insert: Any) -> dict[str, str | None]:
+    """The static columns of an INSERT's PARTITION clause: column → value as written, ``None``
+    for NULL (``PARTITION (p = NULL)``)."""
+    spec = jvm.java_map(insert.partitionSpec())
+    found: dict[str, str | None] = {}
+    for key in spec.keySet():
+        value = spec.get(key)
+        if value.isDefined():
+            text = value.get()
+            found[str(key)] = None if text is None else str(text)
+    return found
+
+
+def insert_flags(insert: Any) -> tuple[bool, bool]:
+    """Whether an ``InsertIntoStatement`` overwrites, and whether it has IF NOT EXISTS."""
+    return bool(insert.overwrite()), bool(insert.ifPartitionNotExists())
+
+
+def table_options(jvm: Jvm, insert: Any) -> dict[str, str]:
+    """The options of an INSERT's table while it is an ``UnresolvedRelation`` (``INSERT INTO t
+    WITH (...)``, which Spark hands the write builder), else none."""
+    table = insert.table()
+    if kind(table) != "UnresolvedRelation":
+        return {}
+    return jvm.to_dict(table.options().asCaseSensitiveMap())
+
+
+def insert_with_options(jvm: Jvm, insert: Any, options: Mapping[str, str]) -> Any:
+    """A copy of an ``InsertIntoStatement`` whose table (an ``UnresolvedRelation``) carries
+    ``options`` besides its own, without IF NOT EXISTS; ``None`` when the table is not an
+    ``UnresolvedRelation``. Fields are replaced by name (``TreeNode.makeCopy`` with the node's
+    own fields), since the statement's constructor grew between Spark versions."""
+    table = insert.table()
+    if kind(table) != "UnresolvedRelation":
+        return None
+    merged = jvm.cls("java.util.HashMap")(table.options().asCaseSensitiveMap())
+    for key, value in options.items():
+        merged.put(key, value)
+    options_map = jvm.cls("org.apache.spark.sql.util.CaseInsensitiveStringMap")(merged)
+    relation = _with_fields(jvm, table, {"options": options_map})
+    return _with_fields(jvm, insert, {"table": relation, "ifPartitionNotExists": False})
+
+
+def _with_fields(jvm: Jvm, node: Any, fields: Mapping[str, Any]) -> Any:
+    """A copy of the case-class plan node ``node`` with the fields ``fields`` (by name)."""
+    arguments = []
+    for index in range(node.productArity()):
+        name = str(node.productElementName(index))
+        arguments.append(fields[name] if name in fields else node.productElement(index))
+    return node.makeCopy(jvm.array(jvm.cls("java.lang.Object"), arguments))
+
+
 def analyzed_columns(jvm: Jvm, node: Any) -> list[str] | None:
     """The columns of ``ANALYZE TABLE ... FOR COLUMNS a, b``; ``None`` for FOR ALL COLUMNS."""
     if bool(node.allColumns()) or not node.columnNames().isDefined():

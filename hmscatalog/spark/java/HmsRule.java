@@ -10,6 +10,8 @@ import org.apache.spark.sql.catalyst.plans.logical.V2WriteCommand;
 import org.apache.spark.sql.catalyst.rules.Rule;
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation;
 
+import scala.runtime.AbstractPartialFunction;
+
 /**
  * Hands the Python side every INSERT of a plan (to check its PARTITION clause), writes by
  * position that come without one ({@code DataFrameWriter.insertInto}), and the
@@ -79,18 +81,51 @@ final class HmsRule extends Rule<LogicalPlan> {
       }
       return plan;
     }
+    return views.apply(checkInserts(plan, hooks), hooks);
+  }
+
+  /** The plan with each of its INSERTs checked, and replaced where the Python side says. */
+  private LogicalPlan checkInserts(LogicalPlan plan, SessionHooks hooks) {
+    if (!hasInsert(plan)) {
+      return plan;
+    }
+    return plan.resolveOperatorsDown(new AbstractPartialFunction<LogicalPlan, LogicalPlan>() {
+      @Override
+      public boolean isDefinedAt(LogicalPlan node) {
+        return node.getClass().getSimpleName().equals("InsertIntoStatement");
+      }
+
+      @Override
+      public <A1 extends LogicalPlan, B1> B1 applyOrElse(A1 node,
+          scala.Function1<A1, B1> otherwise) {
+        if (!isDefinedAt(node)) {
+          return otherwise.apply(node);
+        }
+        try {
+          LogicalPlan instead = hooks.checkInsert(session, node);
+          @SuppressWarnings("unchecked")
+          B1 result = (B1) (instead == null ? node : instead);
+          return result;
+        } catch (Exception e) {
+          throw HmsRule.<RuntimeException>rethrow(e);
+        }
+      }
+    });
+  }
+
+  private static boolean hasInsert(LogicalPlan plan) {
     Deque<LogicalPlan> pending = new ArrayDeque<>();
     pending.push(plan);
     while (!pending.isEmpty()) {
       LogicalPlan node = pending.pop();
       if (node.getClass().getSimpleName().equals("InsertIntoStatement")) {
-        hooks.checkInsert(session, node);
+        return true;
       }
       scala.collection.Iterator<LogicalPlan> children = node.children().iterator();
       while (children.hasNext()) {
         pending.push(children.next());
       }
     }
-    return views.apply(plan, hooks);
+    return false;
   }
 }

@@ -6,8 +6,12 @@ import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 
 /** The Python side's answers to statements Spark's catalog API does not pass to a catalog. */
 public interface SessionHooks {
-  /** Checks an InsertIntoStatement's PARTITION clause against Hive's rules (throws if broken). */
-  void checkInsert(SparkSession session, LogicalPlan insert) throws Exception;
+  /**
+   * Checks an InsertIntoStatement's PARTITION clause against Hive's rules (throws if broken);
+   * returns the statement to write instead (its clause handed to the write as options of its
+   * table), or null to keep it.
+   */
+  LogicalPlan checkInsert(SparkSession session, LogicalPlan insert) throws Exception;
 
   /**
    * Checks a write by position without a PARTITION clause ({@code DataFrameWriter.insertInto}),
