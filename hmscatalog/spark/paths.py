@@ -72,9 +72,9 @@ class PathScanBuilder(HmsScanBuilder):
         super().__init__(context, target, schema, options)
         self._label = label
 
-    def _file_scan_builder(self, selection: Selection,
-                           files: Mapping[str, Sequence[str]]) -> Any:
-        table = self._table
+    def _file_scan_builder(self, selection: Selection, files: Mapping[str, Sequence[str]],
+                           file_format: StorageFormat | None = None) -> Any:
+        table = self._table  # a path read is of one format: the read's
         locations = [part.location or "" for part in selection.partitions]
         self._check_values(locations)
         paths = [path for location in locations for path in files.get(location, [location])]

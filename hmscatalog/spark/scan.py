@@ -12,7 +12,7 @@ Spark, which evaluates it again above the scan, so pruning never changes a resul
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 from datetime import tzinfo
@@ -24,7 +24,7 @@ from hmscatalog.expressions.instants import zone_of
 from hmscatalog.expressions.predicates import IsNotNull, Predicate, and_all
 from hmscatalog.metastore.cache import MetadataCache
 from hmscatalog.metastore.client import MetastoreClient
-from hmscatalog.metastore.model import Table
+from hmscatalog.metastore.model import StorageFormat, Table
 from hmscatalog.metastore.serde import NATIVE_FORMATS
 from hmscatalog.partitions.codec import make_part_name
 from hmscatalog.sources.choose import source_for
@@ -32,14 +32,12 @@ from hmscatalog.sources.source import ReadTarget, Selection, describe
 from hmscatalog.spark.filters import translate, translate_v2, without_implied_not_null
 from hmscatalog.spark.internals import read
 from hmscatalog.spark.internals.session import sql_conf, time_zone
-from hmscatalog.spark.jvm import JavaProxy, Jvm, quoted
+from hmscatalog.spark.jvm import JavaProxy, Jvm
 from hmscatalog.spark.listing import ListingCache, directory_stamps
 from hmscatalog.spark.rows import decimals_fit, internal_row
+from hmscatalog.spark.runtime_scan import PREDICATE, READ, HmsScan, Runtime
 from hmscatalog.spark.serde_io import recursive_directories, serde_scan
-from hmscatalog.spark.statistics import ScanStatistics, TableStatistics, table_statistics
-
-READ = "org.apache.spark.sql.connector.read"
-PREDICATE = "org.apache.spark.sql.connector.expressions.filter.Predicate"
+from hmscatalog.spark.statistics import ScanStatistics, table_statistics
 
 
 class CatalogContext:
@@ -71,174 +69,6 @@ class CatalogContext:
         client, database, name = self.metastore, table.database, table.name
         return self._pool.submit(lambda: self.cache.count(
             database, name, lambda: client.count_partitions(database, name)).value)
-
-
-class HmsScan(JavaProxy):
-    """Spark's own file scan, with hmscatalog's description for EXPLAIN, narrowed at run time.
-
-    Spark's dynamic partition pruning hands the scan, before it runs, the partition-column
-    values the other side of a join selected (an IN list): :meth:`filter` asks the partition
-    source with those values added to the query's own partition predicate (a metastore filter,
-    directories listed, values projected) and reads only what that selects; EXPLAIN shows it as
-    ``RuntimeFilters``, and the scan's description then says how many partitions it read.
-
-    A scan built *pending* (see :meth:`HmsScanBuilder.build`) makes no selection while the
-    query is planned: until runtime values arrive or the scan runs without them, it stands on a
-    file scan over no partitions (for its schema and reader), reports the table's metastore
-    statistics, and describes itself as waiting. It is its own ``Batch`` then, so that Spark's
-    planning, which compares and hashes scans through their batches, selects nothing early.
-
-    The description is made when first asked for, so that counting the table's partitions
-    overlaps with the rest of planning. What the scan reports to the optimizer (sizes, row
-    counts, column statistics) is ``report``'s, for the partitions selected so far
-    (:class:`~hmscatalog.spark.statistics.ScanStatistics`).
-    """
-
-    class Java:
-        implements = [f"{READ}.Scan", f"{READ}.SupportsReportStatistics",
-                      f"{READ}.SupportsRuntimeV2Filtering", f"{READ}.Batch"]
-
-    # Spark asks for the description and columnar mode many times while it plans; they change
-    # when the scan narrows (filter) or selects what it waited to (planInputPartitions).
-    REMEMBERED = ("readSchema", "description", "columnarSupportMode", "supportedCustomMetrics",
-                  "toBatch", "filterAttributes", "pushedPredicates", "supportsIterativePushdown",
-                  "reflectsFullyPushedDownFilters", "toString")
-    CHANGING = ("filter", "planInputPartitions")
-
-    def __init__(self, jvm: Jvm, inner: Any, describe: Callable[[Selection | None], str],
-                 selection: Selection | None, runtime: Runtime | None = None,
-                 statistics: TableStatistics | None = None,
-                 report: ScanStatistics | None = None) -> None:
-        self._jvm = jvm
-        self._inner = inner
-        self._describe = describe
-        self._selection = selection  # None: pending
-        self._runtime = runtime
-        self._statistics = statistics
-        self._report = report
-        self._description: str | None = None
-        self._columnar: Any = None
-        self._factory: Any = None
-        self._filtered = False
-        if statistics is not None:
-            self.ITSELF = ("toBatch",)
-
-    def _settle(self) -> None:
-        """Select now what a pending scan waited to select: it runs without runtime values."""
-        if self._selection is None:
-            assert self._runtime is not None
-            self._use(self._runtime.select(self._runtime.predicate))
-
-    def _use(self, selection: Selection) -> None:
-        assert self._runtime is not None
-        self._inner = self._runtime.scan(selection)
-        self._selection = selection
-        self._description = None
-
-    def readSchema(self) -> Any:
-        return self._inner.readSchema()
-
-    def description(self) -> str:
-        if self._selection is None:
-            return f"{self._describe(None)} {self._inner.description()}"  # pending
-        if self._description is None:
-            narrowed = " after runtime filtering" if self._filtered else ""
-            self._description = (f"{self._describe(self._selection)}{narrowed} "
-                                 f"{self._inner.description()}")
-        return self._description
-
-    def toBatch(self) -> Any:
-        # A pending scan is its own Batch (handed to Spark, its JVM side answers this itself).
-        return self if self._statistics is not None else self._inner.toBatch()
-
-    def planInputPartitions(self) -> Any:
-        self._settle()
-        return self._inner.planInputPartitions()
-
-    def createReaderFactory(self) -> Any:
-        # A reader factory depends on the schemas, filters and options, not on the files.
-        if self._factory is None:
-            self._factory = self._inner.createReaderFactory()
-        return self._factory
-
-    def filterAttributes(self) -> Any:
-        names = [] if self._runtime is None else self._runtime.columns
-        make = self._jvm.cls("org.apache.spark.sql.connector.expressions.Expressions")
-        return self._jvm.array(
-            self._jvm.cls("org.apache.spark.sql.connector.expressions.NamedReference"),
-            [make.column(quoted(name)) for name in names])  # parsed as a SQL name
-
-    def filter(self, predicates: Any) -> None:
-        if self._runtime is None:
-            return
-        v2, v1 = read.v1_filters(self._jvm, predicates)
-        zone = self._runtime.zone
-        found = [translate(f, zone)[0] if f is not None else translate_v2(p, zone)[0]
-                 for p, f in zip(v2, v1, strict=True)]
-        self._use(self._runtime.select(and_all([self._runtime.predicate, *found])))
-        self._filtered = True
-
-    def supportsIterativePushdown(self) -> bool:
-        return False  # Spark 4.3: one filter() call with every runtime predicate
-
-    def pushedPredicates(self) -> Any:
-        return self._jvm.array(self._jvm.cls(PREDICATE), [])
-
-    def columnarSupportMode(self) -> Any:
-        if self._columnar is None:
-            if self._statistics is None:
-                self._columnar = self._jvm.call_default(self._inner, f"{READ}.Scan",
-                                                        "columnarSupportMode")
-            else:
-                # Decided by the reader alone (Parquet's and ORC's readers ignore the
-                # partition), not by "every input partition" as by default, which would make
-                # Spark plan the input partitions, and so select them, while planning.
-                mode = self._jvm.cls(f"{READ}.Scan$ColumnarSupportMode")
-                columnar = self.createReaderFactory().supportColumnarReads(None)
-                self._columnar = mode.SUPPORTED if columnar else mode.UNSUPPORTED
-        return self._columnar
-
-    def supportedCustomMetrics(self) -> Any:
-        return self._jvm.call_default(self._inner, f"{READ}.Scan", "supportedCustomMetrics")
-
-    def reportDriverMetrics(self) -> Any:
-        return self._jvm.call_default(self._inner, f"{READ}.Scan", "reportDriverMetrics")
-
-    def estimateStatistics(self) -> Any:
-        if self._report is not None:
-            files = None if self._selection is None else self._inner.estimateStatistics
-            return self._report.report(self._selection, files)
-        return self._inner.estimateStatistics()
-
-    def estimateSizeInBytes(self) -> Any:
-        if self._report is not None:
-            return self.estimateStatistics().sizeInBytes()
-        return self._jvm.call_default(self._inner, f"{READ}.SupportsReportStatistics",
-                                      "estimateSizeInBytes")
-
-    def reflectsFullyPushedDownFilters(self) -> bool:
-        return False  # Spark evaluates every filter again above the scan
-
-    def toMicroBatchStream(self, checkpoint: str) -> Any:
-        self._jvm.unsupported("hms tables cannot be read as a stream")
-
-    def toContinuousStream(self, checkpoint: str) -> Any:
-        return self.toMicroBatchStream(checkpoint)
-
-    def toString(self) -> str:
-        return self.description()
-
-
-class Runtime(NamedTuple):
-    """What a scan needs to narrow itself at run time: its partition columns, the query's own
-    partition predicate, the session time zone TIMESTAMP values compare in, a way to select
-    partitions and one to build the file scan."""
-
-    columns: list[str]
-    predicate: Predicate
-    zone: tzinfo | None
-    select: Callable[[Predicate], Selection]
-    scan: Callable[[Selection], Any]
 
 
 class _Pushed(NamedTuple):
@@ -305,14 +135,29 @@ class HmsScanBuilder(JavaProxy):
         predicate = and_all(without_implied_not_null(partition_predicates))
         source = source_for(target, self._context.storage_options, self._context)
 
+        def file_scan(chosen: Selection, file_format: StorageFormat | None,
+                      required: Any) -> Any:
+            builder = self._file_scan_builder(chosen, chosen.files, file_format)
+            return read.build_file_scan(self._jvm, builder, required, data_filters)
+
+        by_serde: list[bool] = []  # the first scan's kind: Spark keeps its reader factory
+
         def scan(chosen: Selection) -> Any:
-            if target.table is not None and (target.format not in NATIVE_FORMATS
-                                             or self._other_formats(chosen)):
-                # Each partition through its own input format and SerDe, as Hive reads them.
+            serde = target.table is not None and (target.format not in NATIVE_FORMATS
+                                                  or self._other_formats(chosen))
+            if by_serde and by_serde[0] != serde:
+                if not serde:
+                    serde = True  # narrowed at run time: read as the scan was planned
+                else:
+                    self._refuse_other_formats(chosen)
+            by_serde[:] = [serde]
+            if serde:
+                # Each partition through its own input format and SerDe, as Hive reads them
+                # (Parquet and ORC ones through Spark's readers).
+                assert target.table is not None
                 return serde_scan(self._jvm, target.table, chosen, self._required,
-                                  table_statistics(target.properties))
-            builder = self._file_scan_builder(chosen, chosen.files)
-            return read.build_file_scan(self._jvm, builder, self._required, data_filters)
+                                  table_statistics(target.properties), file_scan)
+            return file_scan(chosen, target.format, self._required)
 
         # Spark resolves runtime filters against the scan's output: only columns it reads.
         read_columns = {name.lower() for name in self._jvm.string_items(
@@ -341,6 +186,23 @@ class HmsScanBuilder(JavaProxy):
         return self._jvm.for_spark(
             HmsScan(self._jvm, scan(selection), named, selection, runtime, report=report))
 
+    def _refuse_other_formats(self, selection: Selection) -> None:
+        """Refuse partitions of other formats than the table's, selected when the query runs
+        by a scan that Spark planned with the reader of the table's format (one waiting for a
+        join's partition values)."""
+        table = self._table
+        others = sorted(make_part_name(table.partition_spec.names, list(c.values))
+                        for c in selection.partitions
+                        if c.partition is not None and c.partition.storage.format
+                        is not table.format)
+        raise HmsCatalogError(
+            f"hms cannot read table {table.qualified_name} in this query: its partitions "
+            f"{', '.join(others[:3])}{', ...' if len(others) > 3 else ''} are not stored as "
+            f"{table.format.name if table.format else 'its format'}, and the scan, planned "
+            "before its partitions were chosen (a join on its partition columns), reads "
+            "only that format; filter the partition columns in the query, or store the "
+            "partitions in one format")
+
     def _other_formats(self, selection: Selection) -> bool:
         """Whether a selected partition is stored in another format than its Parquet or ORC
         table (after Hive's ``ALTER TABLE ... SET FILEFORMAT``), which Spark's reader for the
@@ -349,11 +211,12 @@ class HmsScanBuilder(JavaProxy):
                    and chosen.partition.storage.format is not self._table.format
                    for chosen in selection.partitions)
 
-    def _file_scan_builder(self, selection: Selection,
-                           files: Mapping[str, Sequence[str]]) -> Any:
-        """Spark's Parquet/ORC scan builder over an index of the selected partitions' stored
-        locations, each with its metastore values, typed by the declared partition columns.
-        Where ``files`` names a partition's files, only those are read."""
+    def _file_scan_builder(self, selection: Selection, files: Mapping[str, Sequence[str]],
+                           file_format: StorageFormat | None = None) -> Any:
+        """Spark's Parquet/ORC scan builder (of ``file_format``, by default the table's) over an
+        index of the selected partitions' stored locations, each with its metastore values,
+        typed by the declared partition columns. Where ``files`` names a partition's files,
+        only those are read."""
         jvm = self._jvm
         table = self._table
         # CHAR and VARCHAR partition values are read as strings (the values the metastore
@@ -379,7 +242,7 @@ class HmsScanBuilder(JavaProxy):
         cache = self._context.listings.cache_for(table.qualified_name,
                                                  directory_stamps(locations))
         index = read.file_index(jvm, paths, {}, self._schema, cache, spec)
-        return read.file_scan_builder(jvm, table.format, index, self._schema,
+        return read.file_scan_builder(jvm, file_format or table.format, index, self._schema,
                                       jvm.struct_type(table.columns), self._options)
 
     def _partition_spec(self, selection: Selection, locations: list[str],

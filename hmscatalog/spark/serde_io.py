@@ -3,6 +3,8 @@
 Reads: the selected partitions go to ``io.hmscatalog.spark.HiveSerdeScan``, which reads each
 one with its own input format, SerDe and columns, as Hive does. (Spark's built-in Hive catalog
 reads every partition with the table's input format and columns and the partition's SerDe.)
+Parquet and ORC partitions among them (a table whose format changed) are read by Spark's own
+file scans, as hms reads Parquet and ORC tables, within the same scan.
 
 Writes: files of the table's output format and SerDe, through Spark's ``HiveFileFormat`` as the
 built-in writes them (:func:`hmscatalog.spark.internals.write.prepare_file_write`), committed
@@ -11,12 +13,14 @@ by hms as every other write."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
 from hmscatalog import config
-from hmscatalog.metastore.model import Column, Partition, Table
+from hmscatalog.metastore.model import Column, Partition, StorageFormat, Table
 from hmscatalog.metastore.serde import (
+    NATIVE_FORMATS,
     columns_from_serde,
     partition_properties,
     schema_property,
@@ -145,12 +149,31 @@ def check_writable(jvm: Jvm, table: Table) -> None:
                         f"{output} is not on Spark's class path")
 
 
+# Spark's own scan of some partitions (a Selection) stored in a format of NATIVE_FORMATS,
+# reading the columns of a StructType.
+FileScans = Callable[[Selection, StorageFormat, Any], Any]
+
+
 def serde_scan(jvm: Jvm, table: Table, selection: Selection, required: Any,
-               statistics: TableStatistics) -> Any:
+               statistics: TableStatistics, file_scan: FileScans) -> Any:
     """A ``HiveSerdeScan`` of the selected partitions of ``table`` (all of it, unpartitioned),
     reading the columns of ``required`` (a ``StructType``), reporting ``statistics``. The scan
     reads whole structs, whatever fields of them ``required`` names (Spark's nested schema
-    pruning): it reports their whole types, and Spark takes the fields it needs by name."""
+    pruning): it reports their whole types, and Spark takes the fields it needs by name.
+
+    Partitions stored as Parquet or ORC are read by ``file_scan``'s scans of them, one per
+    format, not through their SerDe (Hive's ParquetHiveSerDe cannot read a DECIMAL that Spark
+    wrote as an INT32 or INT64): each partition is read as a table of its format is."""
+    by_format: dict[StorageFormat | None, list[Any]] = {}
+    for chosen in selection.partitions if table.partition_keys else []:
+        stored = chosen.partition.storage.format if chosen.partition else table.format
+        by_format.setdefault(stored if stored in NATIVE_FORMATS else None, []).append(chosen)
+    serde_chosen = by_format.pop(None, [])
+    whole = jvm.cls(SCAN_CLASS).whole(required, jvm.struct_type(table.columns))
+    file_scans = [file_scan(replace(selection, partitions=chosen), stored, whole)
+                  for stored, chosen in by_format.items() if stored is not None]
+    if by_format:
+        selection = replace(selection, partitions=serde_chosen)
     partitions = _partitions(table, selection)
     check_readable(jvm, table, partitions)
     spec = {
@@ -171,7 +194,9 @@ def serde_scan(jvm: Jvm, table: Table, selection: Selection, required: Any,
         } for part in partitions],
     }
     return jvm.cls(SCAN_CLASS)(jvm.jsession, required, jvm.struct_type(table.columns),
-                               jvm.struct_type(table.partition_keys), json.dumps(spec))
+                               jvm.struct_type(table.partition_keys), json.dumps(spec),
+                               jvm.array(jvm.cls("org.apache.spark.sql.connector.read.Scan"),
+                                         file_scans))
 
 
 def recursive_directories(table: Table) -> bool:

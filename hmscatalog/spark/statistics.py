@@ -18,12 +18,12 @@ Statistics come from the metastore, read as Spark's built-in Hive catalog reads 
   distinct and null counts shrink with the row count, as Spark's ``FilterEstimation`` shrinks
   them after the built-in prunes partitions.
 
-A scan that waits for the runtime values of a join (see :class:`hmscatalog.spark.scan.HmsScan`)
-has selected nothing yet: it reports the table's statistics, or nothing, which Spark takes as
-``spark.sql.defaultSizeInBytes`` ("too large to broadcast"). Like the built-in catalog, hms does
-not read the column statistics of Hive's own ``ANALYZE ... FOR COLUMNS`` (kept in the
-metastore's column statistics tables, not in parameters): Spark's Hive client never asks for
-them.
+A scan that waits for the runtime values of a join (see
+:class:`hmscatalog.spark.runtime_scan.HmsScan`) has selected nothing yet: it reports the table's
+statistics, or nothing, which Spark takes as ``spark.sql.defaultSizeInBytes`` ("too large to
+broadcast"). Like the built-in catalog, hms does not read the column statistics of Hive's own
+``ANALYZE ... FOR COLUMNS`` (kept in the metastore's column statistics tables, not in
+parameters): Spark's Hive client never asks for them.
 """
 
 from __future__ import annotations

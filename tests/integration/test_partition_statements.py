@@ -1,10 +1,13 @@
 """Statements that name partitions (INSERT OVERWRITE ... PARTITION, TRUNCATE TABLE ... PARTITION,
 ALTER TABLE ... DROP PARTITION, SHOW PARTITIONS ... PARTITION) through hms, with what Spark's
 built-in Hive catalog does on the same metastore as the reference: DECIMAL partition columns,
-and clauses that name only some of the partition columns."""
+and clauses that name only some of the partition columns; and scans of tables whose partitions
+are stored in several formats."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -202,3 +205,117 @@ def test_partial_clauses_of_truncate_and_show_partitions_as_the_builtin(spark: A
     assert shown[2] == [("p=f/q=__HIVE_DEFAULT_PARTITION__",)]
     assert sorted(a for a, _, _ in data) == [1, 2, 5, 6, 7, 8, 9, 11]
     assert len(partitions) == 11
+
+
+# -- partitions of several formats -------------------------------------------------------------
+
+_FORMATS: dict[str, dict[str, Any]] = {
+    "text": {"input_format": "org.apache.hadoop.mapred.TextInputFormat",
+             "output_format": "org.apache.hadoop.hive.ql.io.HiveIgnoreKeyTextOutputFormat",
+             "serde": "org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe",
+             "serde_parameters": {"serialization.format": "1"}},
+    "pq": {"input_format": "org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat",
+           "output_format": "org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat",
+           "serde": "org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe",
+           "serde_parameters": {}},
+    "orc": {"input_format": "org.apache.hadoop.hive.ql.io.orc.OrcInputFormat",
+            "output_format": "org.apache.hadoop.hive.ql.io.orc.OrcOutputFormat",
+            "serde": "org.apache.hadoop.hive.ql.io.orc.OrcSerde", "serde_parameters": {}},
+}
+# Each partition's rows, written while the table was stored in the partition's format.
+_MIXED_ROWS = {
+    "text": "(1, 1.25, named_struct('x', 1, 'y', 'a')), (4, NULL, NULL)",
+    "pq": "(2, 2.50, named_struct('x', 2, 'y', 'b')), (5, -0.01, named_struct('x', NULL, "
+          "'y', 'e'))",
+    "orc": "(3, 999.99, named_struct('x', 3, 'y', 'c'))",
+}
+_MIXED_EXPECTED = [
+    (1, "1.25", (1, "a"), "text"), (2, "2.50", (2, "b"), "pq"), (3, "999.99", (3, "c"), "orc"),
+    (4, None, None, "text"), (5, "-0.01", (None, "e"), "pq")]
+
+
+def _set_format(client: MetastoreClient, db: str, table: str, stored: str) -> None:
+    """The table's storage format set as Hive's ALTER TABLE ... SET FILEFORMAT sets it: its
+    partitions keep theirs."""
+    found = client.get_table(db, table)
+    client.alter_table(replace(found, storage=replace(found.storage, **_FORMATS[stored])))
+
+
+def _mixed_table(spark: Any, client: MetastoreClient, catalog: str, db: str,
+                 stored: str) -> str:
+    """Table ``mixed`` with a TEXTFILE, a Parquet and an ORC partition (k = text, pq, orc),
+    each written in its format, the table stored as ``stored`` in the end."""
+    spark.sql(f"CREATE TABLE {catalog}.{db}.mixed (a INT, m DECIMAL(5,2), "
+              "st STRUCT<x: INT, y: STRING>) PARTITIONED BY (k STRING) STORED AS TEXTFILE")
+    for k, rows in _MIXED_ROWS.items():
+        _set_format(client, db, "mixed", k)
+        spark.sql(f"REFRESH TABLE {catalog}.{db}.mixed")
+        spark.sql(f"INSERT INTO {catalog}.{db}.mixed PARTITION (k='{k}') VALUES {rows}")
+    _set_format(client, db, "mixed", stored)
+    spark.sql(f"REFRESH TABLE {catalog}.{db}.mixed")
+    return f"{catalog}.{db}.mixed"
+
+
+def _plain_rows(spark: Any, sql: str) -> list[tuple[Any, ...]]:
+    """Rows (a, m, st, k) with the decimal as its text and the struct as a tuple."""
+    return sorted(((a, None if m is None else str(m), None if st is None else tuple(st), k)
+                   for a, m, st, k in spark.sql(sql).collect()), key=lambda row: row[0])
+
+
+@pytest.mark.parametrize("stored", ["text", "pq"])
+def test_partitions_of_several_formats_read_together(spark: Any, db: str,
+                                                     client: MetastoreClient,
+                                                     stored: str) -> None:
+    """A table whose partitions are TEXTFILE, Parquet and ORC (its format changed twice), with
+    a DECIMAL column: a scan of all of them reads the Parquet and ORC ones with Spark's own
+    readers and the text one with its SerDe. Through Hive's ParquetHiveSerDe, the scan failed
+    (UnsupportedOperationException: ETypeConverter) on the DECIMAL Spark writes as an INT32."""
+    table = _mixed_table(spark, client, "hms", db, stored)
+    assert _plain_rows(spark, f"SELECT * FROM {table}") == _MIXED_EXPECTED
+    assert _plain_rows(spark, f"SELECT * FROM {table} WHERE m > 2 OR m IS NULL") == [
+        row for row in _MIXED_EXPECTED if row[0] in (2, 3, 4)]
+    assert [tuple(r) for r in spark.sql(
+        f"SELECT k, count(*), sum(m), max(st.y) FROM {table} GROUP BY k ORDER BY k")
+        .collect()] == [("orc", 1, Decimal("999.99"), "c"), ("pq", 2, Decimal("2.49"), "e"),
+                        ("text", 2, Decimal("1.25"), "a")]
+    plan = spark.sql(f"SELECT * FROM {table}")._jdf.queryExecution().executedPlan().toString()
+    assert "HiveSerdeScan LazySimpleSerDe, " in plan and "ParquetScan" in plan, plan
+
+
+def test_partitions_of_several_formats_in_joins(spark: Any, db: str,
+                                                client: MetastoreClient) -> None:
+    """A Parquet table with partitions of other formats in a join on its partition column:
+    narrowed at run time to its Parquet partition, the scan planned over all three keeps
+    reading as planned (the narrowed scan was Spark's Parquet scan, handed to the SerDe
+    scan's readers); a scan planned before its partitions were chosen, with Spark's Parquet
+    reader, refuses the partitions of other formats in one line naming them."""
+    table = _mixed_table(spark, client, "hms", db, "pq")
+    spark.sql(f"CREATE TABLE hms.{db}.dim (k STRING, w INT) STORED AS PARQUET")
+    spark.sql(f"INSERT INTO hms.{db}.dim VALUES ('text', 1), ('pq', 2), ('orc', 3)")
+    join = f"SELECT f.a, f.k FROM {table} f JOIN hms.{db}.dim d ON f.k = d.k WHERE "
+    narrowed = spark.sql(join + "d.w = 2 AND f.k IN ('text', 'pq', 'orc')")
+    assert sorted(tuple(r) for r in narrowed.collect()) == [(2, "pq"), (5, "pq")]
+    assert "dynamicpruning" in narrowed._jdf.queryExecution().executedPlan().toString()
+    assert sorted(tuple(r) for r in spark.sql(join + "d.w = 2").collect()) == [
+        (2, "pq"), (5, "pq")]  # waits for the join's values: the Parquet partition alone
+    with pytest.raises(Exception) as pending:
+        spark.sql(join + "d.w <> 2").collect()
+    assert _first_line(pending.value) == (
+        f"[HMS_CATALOG_ERROR] hms cannot read table {db}.mixed in this query: its partitions "
+        "k=orc, k=text are not stored as PARQUET, and the scan, planned before its partitions "
+        "were chosen (a join on its partition columns), reads only that format; filter the "
+        "partition columns in the query, or store the partitions in one format")
+
+
+@pytest.mark.builtin
+def test_partitions_of_several_formats_as_the_builtin_reads_each(
+        spark: Any, db: str, client: MetastoreClient) -> None:
+    """Each partition's rows through hms's scan of the whole table are the built-in's rows of
+    that partition, read while the table is stored in the partition's format (the built-in
+    reads every partition with the table's format, so it cannot read them together)."""
+    ours = _plain_rows(spark, f"SELECT * FROM {_mixed_table(spark, client, 'hms', db, 'text')}")
+    for k in _MIXED_ROWS:
+        _set_format(client, db, "mixed", k)
+        spark.sql(f"REFRESH TABLE spark_catalog.{db}.mixed")
+        theirs = _plain_rows(spark, f"SELECT * FROM spark_catalog.{db}.mixed WHERE k = '{k}'")
+        assert theirs == [row for row in ours if row[3] == k], k

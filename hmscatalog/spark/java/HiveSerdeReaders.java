@@ -61,6 +61,9 @@ final class HiveSerdeReaders implements PartitionReaderFactory {
   @Override
   @SuppressWarnings({"unchecked", "rawtypes"})
   public PartitionReader<InternalRow> createReader(InputPartition input) {
+    if (input instanceof FileRead) {
+      return ((FileRead) input).open();  // Spark's Parquet or ORC reader
+    }
     HiveSerdeScan.Split split = (HiveSerdeScan.Split) input;
     JobConf job = new JobConf(conf.value().value());
     InputSplit inputSplit = split.split.value();

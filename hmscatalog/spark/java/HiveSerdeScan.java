@@ -63,6 +63,13 @@ import scala.Option;
  * </pre>
  * A partition value of {@code null} is SQL NULL; the others are cast to their column's type as
  * the built-in catalog casts them.
+ *
+ * <p>Partitions stored as Parquet or ORC (a table whose format changed with Hive's ALTER TABLE
+ * ... SET FILEFORMAT) are not read through their SerDe but by Spark's own file scans of them
+ * ({@code fileScans}, built by Python over those partitions with this scan's schema), as hms
+ * reads Parquet and ORC tables: Hive's ParquetHiveSerDe cannot read every file Spark writes
+ * (a DECIMAL stored as INT32 or INT64). Their input partitions join this scan's, each with its
+ * scan's reader factory ({@link FileRead}).
  */
 public final class HiveSerdeScan implements Scan, Batch, SupportsReportStatistics {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -72,14 +79,17 @@ public final class HiveSerdeScan implements Scan, Batch, SupportsReportStatistic
   private final StructType required;
   private final StructType partitionSchema;
   private final JsonNode spec;
+  private final Scan[] fileScans;
   private InputPartition[] planned;
 
   public HiveSerdeScan(SparkSession session, StructType required, StructType dataSchema,
-                       StructType partitionSchema, String spec) throws IOException {
+                       StructType partitionSchema, String spec, Scan[] fileScans)
+      throws IOException {
     this.session = session;
     this.required = whole(required, dataSchema);
     this.partitionSchema = partitionSchema;
     this.spec = JSON.readTree(spec);
+    this.fileScans = fileScans;
   }
 
   /**
@@ -87,7 +97,7 @@ public final class HiveSerdeScan implements Scan, Batch, SupportsReportStatistic
    * back whole structs (in arrays and maps too), not the fields Spark's nested schema pruning
    * asks for; reporting the whole types makes Spark take the fields it needs by name.
    */
-  static StructType whole(StructType required, StructType dataSchema) {
+  public static StructType whole(StructType required, StructType dataSchema) {
     StructType columns = CharVarcharUtils$.MODULE$.replaceCharVarcharWithStringInSchema(
         dataSchema);
     StructField[] fields = required.fields().clone();
@@ -130,6 +140,9 @@ public final class HiveSerdeScan implements Scan, Batch, SupportsReportStatistic
     for (JsonNode part : spec.get("partitions")) {
       String serde = part.get("serde").asText();
       serdes.add(serde.substring(serde.lastIndexOf('.') + 1));
+    }
+    for (Scan scan : fileScans) {
+      serdes.add(scan.getClass().getSimpleName());
     }
     return "HiveSerdeScan " + String.join(", ", serdes) + " " + required.catalogString();
   }
@@ -210,6 +223,14 @@ public final class HiveSerdeScan implements Scan, Batch, SupportsReportStatistic
       for (InputSplit split : found) {
         splits.add(new Split(new SerializableWritable<>(split), inputFormat,
                              part.get("serde").asText(), properties, values));
+      }
+    }
+    for (Scan scan : fileScans) {
+      Batch batch = scan.toBatch();
+      PartitionReaderFactory factory = batch.createReaderFactory();
+      int[] order = FileRead.order(required, scan.readSchema());
+      for (InputPartition inner : batch.planInputPartitions()) {
+        splits.add(new FileRead(inner, factory, order, scan.readSchema()));
       }
     }
     return splits.toArray(new InputPartition[0]);
