@@ -1,7 +1,8 @@
 """Seeded random cases for the differential harness: a table (format, columns, partition
-columns), the rows it gets, the statements that write them, the Spark settings in force and the
-queries that read them back. Pure Python: drawing a case needs no Spark, and the same seed always
-draws the same case (``HMSCATALOG_FUZZ_SEED`` replays one).
+columns), the rows it gets, the statements that write and change it, the Spark settings in force
+and the queries that read it back. Pure Python: drawing a case needs no Spark, and the same seed
+always draws the same case (``HMSCATALOG_FUZZ_SEED`` replays one). Types and values are drawn by
+:mod:`values`.
 
 A case is run twice by :mod:`runner`: through the ``hms`` catalog and through Spark's built-in
 Hive catalog, on one metastore, and the two are compared.
@@ -10,23 +11,30 @@ Hive catalog, on one metastore, and the two are compared.
 from __future__ import annotations
 
 import random
-import re
 from dataclasses import dataclass, field, replace
 
-# -- types ---------------------------------------------------------------------------------------
-# A type is a tuple: ("int",), ("decimal", 10, 2), ("varchar", 5), ("array", T), ("map", K, V),
-# ("struct", (("x", T), ...)).
-Type = tuple
+from values import (
+    PARTITION_TYPES,
+    PRIMITIVES,
+    Type,
+    constant,
+    foreign_text,
+    literal,
+    other_literals,
+    partition_text,
+    quote,
+    sql_type,
+    typed,
+)
 
-PRIMITIVES: tuple[Type, ...] = (
-    ("tinyint",), ("smallint",), ("int",), ("bigint",), ("float",), ("double",),
-    ("decimal", 10, 2), ("decimal", 38, 6), ("decimal", 5, 0), ("string",), ("varchar", 8),
-    ("char", 4), ("boolean",), ("date",), ("timestamp",), ("binary",))
-PARTITION_TYPES: tuple[Type, ...] = (("string",), ("int",), ("date",))
+__all__ = ["CREATES", "FORMATS", "SETTINGS", "Case", "Column", "Step", "draw", "quote",
+           "sql_type"]
 
 PLAIN_NAMES = ("id", "a", "b", "val", "name", "amount", "flag", "ts", "s", "n")
 # Names Spark and Hive accept only back-quoted.
 QUOTED_NAMES = ("a-b", "part key", "x.y", "c#1", "d$e", "1st")
+# Names in mixed case, which the metastore stores in lower case.
+MIXED_NAMES = ("Id", "Dt", "HR", "Val", "aB", "Part Key")
 STRUCT_FIELDS = ("x", "y", "z", "w")
 
 FORMATS: dict[str, str] = {
@@ -43,7 +51,10 @@ FORMATS: dict[str, str] = {
     "rcfile": "STORED AS RCFILE",
 }
 
-# Spark settings that change the write or the read path; each case draws a few.
+OVERWRITE_MODE = "spark.sql.sources.partitionOverwriteMode"
+CASE_SENSITIVE = "spark.sql.caseSensitive"
+# Spark settings that change the write or the read path; each case draws a few (and the two
+# above on their own, more often).
 SETTINGS: dict[str, tuple[str, ...]] = {
     "spark.sql.files.maxRecordsPerFile": ("1", "2", "3"),
     "spark.sql.adaptive.enabled": ("false",),
@@ -55,121 +66,22 @@ SETTINGS: dict[str, tuple[str, ...]] = {
     "spark.sql.orc.enableVectorizedReader": ("false",),
     "spark.sql.parquet.compression.codec": ("gzip", "zstd", "uncompressed"),
     "spark.sql.orc.compression.codec": ("zlib", "none"),
-    "spark.sql.sources.partitionOverwriteMode": ("dynamic",),
     "spark.sql.storeAssignmentPolicy": ("LEGACY",),
     "spark.sql.session.timeZone": ("UTC", "America/Los_Angeles", "Asia/Kolkata"),
     "spark.sql.hive.convertMetastoreParquet": ("false",),
     "spark.sql.hive.convertMetastoreOrc": ("false",),
     "spark.sql.optimizer.nestedSchemaPruning.enabled": ("false",),
+    "spark.sql.ansi.enabled": ("false",),
     "hive.exec.compress.output": ("true",),
 }
 
-
-def sql_type(t: Type, cast: bool = False) -> str:
-    """``t`` in SQL; as a CAST's target (``cast``) CHAR and VARCHAR are STRING, as Spark's
-    cast takes them (it warns about them otherwise)."""
-    kind = t[0]
-    if kind in ("decimal",):
-        return f"DECIMAL({t[1]},{t[2]})"
-    if kind in ("varchar", "char"):
-        return "STRING" if cast else f"{kind.upper()}({t[1]})"
-    if kind == "array":
-        return f"ARRAY<{sql_type(t[1], cast)}>"
-    if kind == "map":
-        return f"MAP<{sql_type(t[1], cast)},{sql_type(t[2], cast)}>"
-    if kind == "struct":
-        return "STRUCT<" + ",".join(f"{quote(n)}:{sql_type(f, cast)}" for n, f in t[1]) + ">"
-    return kind.upper()
+# The comparisons a predicate on a partition column takes; NOT wraps another.
+PREDICATE_FORMS = ("=", "<", "<=", ">", ">=", "<=>", "IN", "BETWEEN", "NOT", "IS NULL",
+                   "IS NOT NULL")
+EMPTY = "row_n < 0"  # a step's source with no row
+WHERES = ("row_n % 2 = 0", "row_n < 3", "row_n > 0", EMPTY, EMPTY)
 
 
-def quote(name: str) -> str:
-    """A column name as Spark SQL takes it (always back-quoted: never wrong)."""
-    return "`" + name.replace("`", "``") + "`"
-
-
-# -- values (as SQL literals) --------------------------------------------------------------------
-# Strings that stress formats: delimiters, escapes, quotes, unicode, the default partition's name.
-TRICKY = ("", " ", "a,b", "tab\there", "line\nbreak", "back\\slash", "quote'd", 'dq"x', "|:",
-          "\u0001ctrl\u0002", "é日本", "ß", "NA", "\\N", "null", "%2F", "a=b/c")
-SIMPLE = ("x", "hello", "Zz", "42", "a b")
-
-
-def string_literal(value: str) -> str:
-    out = []
-    for ch in value:
-        if ch == "'" or ch == "\\" or not (" " <= ch <= "~"):
-            out.append(f"\\u{ord(ch):04x}")
-        else:
-            out.append(ch)
-    return "'" + "".join(out) + "'"
-
-
-_INT_RANGE = {"tinyint": 7, "smallint": 15, "int": 31, "bigint": 63}
-
-
-def literal(rnd: random.Random, t: Type, edgy: bool, nulls: bool = True) -> str:
-    """A random value of ``t`` as a SQL expression of exactly that type."""
-    if nulls and rnd.random() < 0.12:
-        return f"CAST(NULL AS {sql_type(t, True)})"
-    kind = t[0]
-    if kind in _INT_RANGE:
-        bits = _INT_RANGE[kind]
-        if edgy and rnd.random() < 0.3:
-            value = rnd.choice((-(2 ** bits), 2 ** bits - 1, 0, -1))
-        else:
-            value = rnd.randint(-100, 100)
-        return f"CAST({value} AS {sql_type(t, True)})"
-    if kind in ("float", "double"):
-        if edgy and rnd.random() < 0.3:
-            text = rnd.choice(("NaN", "Infinity", "-Infinity", "0.0", "-0.0", "1e30", "1e-30"))
-        else:
-            text = repr(round(rnd.uniform(-1000, 1000), 3))
-        return f"CAST('{text}' AS {sql_type(t, True)})"
-    if kind == "decimal":
-        precision, scale = t[1], t[2]
-        digits = precision - scale
-        if edgy and rnd.random() < 0.3:
-            whole = "9" * digits
-        else:
-            whole = str(rnd.randint(0, 10 ** min(digits, 6) - 1))
-        frac = "".join(rnd.choice("0123456789") for _ in range(scale))
-        sign = rnd.choice(("", "-"))
-        return f"CAST('{sign}{whole}{'.' + frac if scale else ''}' AS {sql_type(t, True)})"
-    if kind in ("string", "varchar", "char"):
-        text = rnd.choice(TRICKY if edgy and rnd.random() < 0.5 else SIMPLE)
-        if kind != "string":
-            text = text[: t[1]]
-        return f"CAST({string_literal(text)} AS {sql_type(t, True)})"
-    if kind == "boolean":
-        return rnd.choice(("true", "false"))
-    if kind == "date":
-        if edgy and rnd.random() < 0.2:
-            return rnd.choice(("DATE'1969-12-31'", "DATE'2038-01-19'", "DATE'1900-03-01'"))
-        return f"DATE'{rnd.randint(1990, 2030)}-{rnd.randint(1, 12):02d}-{rnd.randint(1, 28):02d}'"
-    if kind == "timestamp":
-        micros = f".{rnd.randint(0, 999999):06d}" if rnd.random() < 0.5 else ""
-        year = rnd.choice((1970, 1999, 2024, 2037)) if edgy else rnd.randint(2000, 2030)
-        return (f"TIMESTAMP'{year}-{rnd.randint(1, 12):02d}-{rnd.randint(1, 28):02d} "
-                f"{rnd.randint(0, 23):02d}:{rnd.randint(0, 59):02d}:{rnd.randint(0, 59):02d}"
-                f"{micros}'")
-    if kind == "binary":
-        return "X'" + "".join(f"{rnd.randint(0, 255):02x}" for _ in range(rnd.randint(0, 4))) + "'"
-    if kind == "array":
-        items = [literal(rnd, t[1], edgy) for _ in range(rnd.randint(0, 3))]
-        return f"CAST(array({', '.join(items)}) AS {sql_type(t, True)})"
-    if kind == "map":
-        keys: dict[str, None] = {}
-        for _ in range(rnd.randint(0, 3)):
-            keys[literal(rnd, t[1], False, nulls=False)] = None
-        pairs = [f"{k}, {literal(rnd, t[2], edgy)}" for k in keys]
-        return f"CAST(map({', '.join(pairs)}) AS {sql_type(t, True)})"
-    if kind == "struct":
-        parts = [f"{string_literal(n)}, {literal(rnd, f, edgy)}" for n, f in t[1]]
-        return f"CAST(named_struct({', '.join(parts)}) AS {sql_type(t, True)})"
-    raise ValueError(f"no literal for {t}")
-
-
-# -- the case ------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Column:
     name: str
@@ -182,22 +94,41 @@ class Column:
 
 # Statements that create the table they write (the case then has no CREATE TABLE).
 CREATES = ("ctas", "create", "save_as_table")
+# Statements that change which partitions a table has without writing rows (their refusal
+# changes nothing, so a case both catalogs refuse one of goes on).
+DDL = ("drop_partition", "truncate")
+
+Spec = tuple[tuple[str, str | None], ...]
 
 
 @dataclass(frozen=True)
 class Step:
-    """One write. ``kind``: ``insert`` (SQL, ``overwrite`` or not, ``spec`` maps each partition
-    column to a static value literal or None for dynamic), ``ctas``, ``insert_into`` (the
+    """One write or change. ``kind``: ``insert`` (SQL, ``overwrite`` or not, ``spec`` maps each
+    partition column to a static value's constant or None for dynamic; ``if_not_exists`` for
+    ``INSERT OVERWRITE ... PARTITION (static) IF NOT EXISTS``), ``ctas``, ``insert_into`` (the
     DataFrame API's insertInto), ``append`` and ``overwrite_partitions`` (``writeTo``),
     ``multi_insert`` (one FROM, two INSERTs with different static values); ``create``
     (``writeTo().partitionedBy().create()``) and ``save_as_table``
-    (``write.partitionBy().saveAsTable()``), which the built-in's side runs as a CTAS."""
+    (``write.partitionBy().saveAsTable()``), which the built-in's side runs as a CTAS;
+    ``drop_partition`` (``ALTER TABLE ... DROP [IF EXISTS] PARTITION spec[, PARTITION second]``,
+    specs naming some partition columns or all) and ``truncate`` (``TRUNCATE TABLE ...
+    [PARTITION spec]``); ``foreign``: a partition renamed through the metastore client to texts
+    Spark would not write (``raw``, None: a column's value kept), the ``pick``-th of the
+    reference table's partitions (or one added, empty, if it has none).
+
+    ``through="builtin"``: hms's table is changed through ``spark_catalog`` too, so that hms
+    reads (and later writes) what the built-in wrote into its table."""
 
     kind: str
     overwrite: bool = False
-    spec: tuple[tuple[str, str | None], ...] = ()
+    spec: Spec = ()
     where: str = ""  # a filter on the source rows (SQL over the source's columns)
-    second: tuple[tuple[str, str | None], ...] = ()  # multi_insert's second spec
+    second: Spec = ()  # multi_insert's second spec; drop_partition's second PARTITION
+    if_not_exists: bool = False
+    if_exists: bool = False
+    through: str = ""
+    raw: tuple[str | None, ...] = ()
+    pick: int = 0
 
 
 @dataclass(frozen=True)
@@ -221,12 +152,15 @@ class Case:
         return replace(self, **changes)  # type: ignore[arg-type]
 
 
-def _names(rnd: random.Random, count: int, taken: set[str], quoted: float) -> list[str]:
-    names = []
+def _names(rnd: random.Random, count: int, taken: set[str], quoted: float,
+           mixed: float) -> list[str]:
+    names: list[str] = []
     while len(names) < count:
-        pool = QUOTED_NAMES if rnd.random() < quoted else PLAIN_NAMES
+        roll = rnd.random()
+        pool = QUOTED_NAMES if roll < quoted else MIXED_NAMES if roll < quoted + mixed \
+            else PLAIN_NAMES
         name = rnd.choice(pool)
-        if name.lower() in taken:
+        if name.lower() in taken:  # the metastore's names are unique in lower case
             name = f"{name}{len(taken)}"
         if name.lower() not in taken:
             taken.add(name.lower())
@@ -262,77 +196,142 @@ def _nested_reads(columns: tuple[Column, ...]) -> list[str]:
     return reads
 
 
-def constant(value: str) -> str:
-    """A partition value drawn by :func:`literal` as a PARTITION clause takes it: a constant
-    (``93``, ``'x'``, ``'2024-01-05'``), not an expression."""
-    cast = re.fullmatch(r"CAST\((.*) AS (?:INT|STRING)\)", value)
-    if cast:
-        return cast.group(1)
-    date = re.fullmatch(r"DATE('.*')", value)
-    return date.group(1) if date else value
+Pools = dict[str, list[str | None]]
 
 
-def _spec_value(rnd: random.Random, pool: list[str]) -> str:
-    values = [v for v in pool if not v.startswith("CAST(NULL")]
-    return constant(rnd.choice(values)) if values else "'0'"
+def _static(rnd: random.Random, col: Column, pools: Pools, edgy: bool) -> str:
+    """A value of ``col`` for a PARTITION clause (not NULL, not empty: Spark refuses those),
+    mostly one the rows have."""
+    texts = [v for v in pools[col.name] if v]
+    text = rnd.choice(texts) if texts and rnd.random() < 0.85 else None
+    while not text:
+        text = partition_text(rnd, col.type, edgy)
+    return constant(rnd, col.type, text)
 
 
-def draw(seed: int) -> Case:
-    """The case of ``seed``."""
-    rnd = random.Random(seed)
-    fmt = rnd.choice(tuple(FORMATS))
-    edgy = rnd.random() < 0.6
-    # Avro names must be identifiers, and OpenCSV has no nested values: cases that both
-    # catalogs refuse at CREATE compare nothing, so they are rare.
-    quoted = rnd.choice((0.0, 0.0, 0.3, 0.6)) if fmt != "avro" or rnd.random() < 0.1 else 0.0
-    nested = fmt != "opencsv" or rnd.random() < 0.1
-    taken: set[str] = set()
-    n_data = rnd.randint(1, 5)
-    data = tuple(Column(n, _data_type(rnd, nested)) for n in _names(rnd, n_data, taken, quoted))
-    n_parts = rnd.choice((0, 1, 1, 2, 2, 3))
-    parts = tuple(Column(n, rnd.choice(PARTITION_TYPES))
-                  for n in _names(rnd, n_parts, taken, quoted))
-    # A few values per partition column, so that rows share partitions.
-    pools = {p.name: [literal(rnd, p.type, edgy) for _ in range(rnd.randint(1, 3))]
-             for p in parts}
-    n_rows = rnd.randint(1, 24)
-    rows = tuple(tuple(literal(rnd, c.type, edgy) for c in data)
-                 + tuple(rnd.choice(pools[p.name]) for p in parts) for _ in range(n_rows))
+def _partial(rnd: random.Random, parts: tuple[Column, ...], pools: Pools, edgy: bool) -> Spec:
+    """A spec naming some of the partition columns (or all), in the table's order."""
+    chosen = sorted(rnd.sample(range(len(parts)), rnd.randint(1, len(parts))))
+    return tuple((parts[i].name, _static(rnd, parts[i], pools, edgy)) for i in chosen)
 
-    steps: list[Step] = []
-    for index in range(rnd.choice((1, 1, 2, 3))):
-        kinds = ["insert", "insert", "insert", "insert_into", "append"]
-        if index == 0:
-            kinds += ["ctas", "ctas", "create", "save_as_table"]
-        if parts:
-            kinds += ["overwrite_partitions", "multi_insert"]
-        kind = rnd.choice(kinds)
-        spec: list[tuple[str, str | None]] = []
-        static_left = rnd.random() < 0.4
-        for p in parts:  # Hive: static columns come before dynamic ones
-            static_left = static_left and rnd.random() < 0.7
-            spec.append((p.name, _spec_value(rnd, pools[p.name]) if static_left else None))
-        if kind != "insert":
-            spec = [(p.name, None) for p in parts]
-        second: list[tuple[str, str | None]] = []
-        if kind == "multi_insert":
-            first = parts[0]
-            spec = [(first.name, _spec_value(rnd, pools[first.name])), *spec[1:]]
-            second = [(first.name, constant(literal(rnd, first.type, edgy, nulls=False))),
-                      *spec[1:]]
-        overwrite = kind in ("insert", "insert_into") and rnd.random() < 0.4
-        if kind in CREATES or (index == 0 and kind == "overwrite_partitions"):
-            overwrite = False
-        where = ""
-        if rnd.random() < 0.3 and n_rows > 1:
-            where = rnd.choice(("row_n % 2 = 0", "row_n < 3", "row_n > 0"))
-        steps.append(Step(kind, overwrite, tuple(spec), where, tuple(second)))
 
+def _step(rnd: random.Random, index: int, parts: tuple[Column, ...], pools: Pools,
+          edgy: bool, creates: bool) -> Step:
+    kinds = ["insert", "insert", "insert", "insert", "insert_into", "append"]
+    if index == 0 and creates:
+        kinds += ["ctas", "ctas", "create", "save_as_table"]
+    if parts:
+        kinds += ["overwrite_partitions", "multi_insert"]
+    if index > 0:
+        kinds += ["truncate"] + (["drop_partition", "drop_partition", "foreign"] if parts else [])
+    kind = rnd.choice(kinds)
+    through = "builtin" if kind not in CREATES and rnd.random() < 0.2 else ""
+    if kind in DDL:
+        which = _partial(rnd, parts, pools, edgy) if parts and (
+            kind == "drop_partition" or rnd.random() < 0.7) else ()
+        also = _partial(rnd, parts, pools, edgy) if (
+            kind == "drop_partition" and rnd.random() < 0.25) else ()
+        return Step(kind, spec=which, second=also, if_exists=rnd.random() < 0.5,
+                    through=through)
+    if kind == "foreign":
+        chosen = rnd.randrange(len(parts))
+        raw = tuple(foreign_text(rnd, p.type) if i == chosen else None
+                    for i, p in enumerate(parts))
+        return Step(kind, raw=raw, pick=rnd.randrange(8))
+    spec: list[tuple[str, str | None]] = []
+    static_left = rnd.random() < 0.45
+    for p in parts:  # Hive: static columns come before dynamic ones
+        static_left = static_left and rnd.random() < 0.7
+        spec.append((p.name, _static(rnd, p, pools, edgy) if static_left else None))
+    if kind != "insert":
+        spec = [(p.name, None) for p in parts]
+    second: list[tuple[str, str | None]] = []
+    if kind == "multi_insert":
+        first = parts[0]
+        spec = [(first.name, _static(rnd, first, pools, edgy)), *spec[1:]]
+        second = [(first.name, _static(rnd, first, {first.name: []}, edgy)), *spec[1:]]
+    overwrite = kind in ("insert", "insert_into") and rnd.random() < 0.45
+    if kind in CREATES or (index == 0 and kind == "overwrite_partitions"):
+        overwrite = False
+    if_not_exists = (overwrite and bool(spec) and all(v is not None for _, v in spec)
+                     and rnd.random() < 0.4)
+    where = rnd.choice(WHERES) if rnd.random() < 0.35 else ""
+    return Step(kind, overwrite, tuple(spec), where, tuple(second), if_not_exists,
+                through=through)
+
+
+def predicate(rnd: random.Random, col: Column, texts: list[str | None], edgy: bool,
+              form: str | None = None) -> str:
+    """A predicate on partition column ``col`` of one of :data:`PREDICATE_FORMS`, comparing it
+    with values the rows have (mostly) or others, as literals of its type or of other types."""
+    form = form or rnd.choice(PREDICATE_FORMS)
+    name = quote(col.name)
+
+    def value() -> str:
+        text = rnd.choice(texts) if texts and rnd.random() < 0.7 else partition_text(
+            rnd, col.type, edgy)
+        if rnd.random() < 0.5:
+            return typed(col.type, text)
+        return rnd.choice(other_literals(col.type, text))
+
+    if form in ("IS NULL", "IS NOT NULL"):
+        return f"{name} {form}"
+    if form == "NOT":
+        inner = rnd.choice([f for f in PREDICATE_FORMS if f != "NOT"])
+        return f"NOT ({predicate(rnd, col, texts, edgy, inner)})"
+    if form == "IN":
+        return f"{name} IN ({', '.join(value() for _ in range(rnd.randint(1, 3)))})"
+    if form == "BETWEEN":
+        return f"{name} BETWEEN {value()} AND {value()}"
+    return f"{name} {form} {value()}"
+
+
+def _braced(sql: str) -> str:
+    """``sql`` in a read's template, where ``{t}`` is the table (its own braces doubled)."""
+    return sql.replace("{", "{{").replace("}", "}}")
+
+
+def _reads(rnd: random.Random, data: tuple[Column, ...], parts: tuple[Column, ...],
+           pools: Pools, edgy: bool) -> list[str]:
+    reads = ["SELECT * FROM {t}"]
+    if parts:
+        cols = ", ".join(quote(p.name) for p in parts)
+        reads.append(f"SELECT {cols}, count(*) FROM {{t}} GROUP BY {cols}")
+        for _ in range(rnd.choice((2, 3, 3, 4))):
+            col = rnd.choice(parts)
+            where = predicate(rnd, col, pools[col.name], edgy)
+            others = [p for p in parts if p is not col]
+            if others and rnd.random() < 0.3:  # two columns, as a metastore filter takes them
+                other = rnd.choice(others)
+                where = (f"({where}) {rnd.choice(('AND', 'OR'))} "
+                         f"({predicate(rnd, other, pools[other.name], edgy)})")
+            reads.append(f"SELECT * FROM {{t}} WHERE {_braced(where)}")
+        if rnd.random() < 0.5:  # a join on a partition column, for runtime filtering
+            first = quote(parts[0].name)
+            reads.append(f"SELECT t.* FROM {{t}} t JOIN (SELECT {first} AS k FROM src "
+                         f"WHERE row_n = 0) d ON t.{first} = d.k")
+        if rnd.random() < 0.35:
+            spec = _partial(rnd, parts, pools, edgy)
+            clause = ", ".join(f"{quote(n)} = {v}" for n, v in spec)
+            reads.append(f"SHOW PARTITIONS {{t}} PARTITION ({_braced(clause)})")
+    reads += _nested_reads(data)
+    for col in data:
+        if col.type[0] in ("int", "bigint", "string", "date", "decimal") and rnd.random() < 0.5:
+            reads.append(f"SELECT * FROM {{t}} WHERE {quote(col.name)} IS NOT NULL")
+    return reads
+
+
+def _settings(rnd: random.Random) -> dict[str, str]:
     settings = dict(rnd.sample(sorted(SETTINGS.items()), rnd.randint(0, 4)))
     chosen = {k: rnd.choice(v) for k, v in settings.items()}
     if rnd.random() < 0.45:
         chosen["spark.sql.files.maxRecordsPerFile"] = rnd.choice(SETTINGS[
             "spark.sql.files.maxRecordsPerFile"])
+    roll = rnd.random()
+    if roll < 0.6:  # otherwise Spark's default (static)
+        chosen[OVERWRITE_MODE] = "dynamic" if roll < 0.35 else "static"
+    if rnd.random() < 0.45:
+        chosen[CASE_SENSITIVE] = rnd.choice(("true", "true", "false"))
     if chosen.get("spark.sql.hive.convertMetastoreParquet") == "false":
         # The built-in then writes Parquet through Hive's SerDe (decimals as fixed-length byte
         # arrays) and reads it through Hive's reader, which cannot read Spark's INT32/INT64
@@ -343,26 +342,46 @@ def draw(seed: int) -> Case:
         chosen["mapreduce.output.fileoutputformat.compress.codec"] = rnd.choice((
             "org.apache.hadoop.io.compress.GzipCodec",
             "org.apache.hadoop.io.compress.DefaultCodec"))
+    return chosen
 
-    reads = ["SELECT * FROM {t}"]
-    if parts:
-        cols = ", ".join(quote(p.name) for p in parts)
-        reads.append(f"SELECT {cols}, count(*) FROM {{t}} GROUP BY {cols}")
-        first = parts[0]
-        value = _spec_value(rnd, pools[first.name])
-        reads.append(f"SELECT * FROM {{t}} WHERE {quote(first.name)} = {value}")
-        reads.append(f"SELECT * FROM {{t}} WHERE {quote(first.name)} IS NULL")
-        last = parts[-1]
-        bound = value if len(parts) == 1 else _spec_value(rnd, pools[last.name])
-        reads.append(f"SELECT * FROM {{t}} WHERE {quote(last.name)} >= {bound}")
-        # A join on the partition column, for runtime filtering.
-        reads.append(f"SELECT t.* FROM {{t}} t JOIN (SELECT {quote(first.name)} AS k FROM src "
-                     f"WHERE row_n = 0) d ON t.{quote(first.name)} = d.k")
-    reads += _nested_reads(data)
-    for col in data:
-        if col.type[0] in ("int", "bigint", "string", "date", "decimal") and rnd.random() < 0.5:
-            reads.append(f"SELECT * FROM {{t}} WHERE {quote(col.name)} IS NOT NULL")
+
+def draw(seed: int) -> Case:
+    """The case of ``seed``."""
+    rnd = random.Random(seed)
+    fmt = rnd.choice(tuple(FORMATS))
+    edgy = rnd.random() < 0.6
+    # Avro names must be identifiers, and OpenCSV has no nested values: cases that both
+    # catalogs refuse at CREATE compare nothing, so they are rare.
+    quoted = rnd.choice((0.0, 0.0, 0.3, 0.6)) if fmt != "avro" or rnd.random() < 0.1 else 0.0
+    mixed = rnd.choice((0.0, 0.0, 0.4, 0.7))
+    nested = fmt != "opencsv" or rnd.random() < 0.1
+    taken: set[str] = set()
+    n_data = rnd.randint(1, 5)
+    data = tuple(Column(n, _data_type(rnd, nested))
+                 for n in _names(rnd, n_data, taken, quoted, mixed))
+    n_parts = rnd.choice((0, 1, 1, 2, 2, 3))
+    parts = tuple(Column(n, rnd.choice(PARTITION_TYPES))
+                  for n in _names(rnd, n_parts, taken, quoted, mixed))
+    # A few values per partition column, so that rows share partitions.
+    pools: Pools = {p.name: [partition_text(rnd, p.type, edgy)
+                             for _ in range(rnd.randint(1, 3))] for p in parts}
+    n_rows = rnd.randint(1, 24)
+    rows = tuple(tuple(literal(rnd, c.type, edgy) for c in data)
+                 + tuple(typed(p.type, rnd.choice(pools[p.name])) for p in parts)
+                 for _ in range(n_rows))
+    chosen = _settings(rnd)
+    create_through = rnd.choice(("hms", "builtin"))
+    # Under caseSensitive=true, statements name columns in the case of their CREATE, which only
+    # the built-in's tables keep (in their Spark schema; the metastore and hms's own tables have
+    # them in lower case: BUILTIN_DEPARTURES["names' case"]): the built-in creates the table.
+    creates = True
+    if chosen.get(CASE_SENSITIVE) == "true" and any(
+            c.name != c.name.lower() for c in data + parts):
+        create_through, creates = "builtin", False
+    steps = [_step(rnd, index, parts, pools, edgy, creates)
+             for index in range(rnd.choice((1, 1, 2, 3)))]
+    reads = _reads(rnd, data, parts, pools, edgy)
     if steps[0].kind in ("create", "save_as_table"):
         fmt = "parquet"  # the DataFrame API's creates make Parquet tables (Spark's default)
-    return Case(seed, fmt, data, parts, rows, rnd.choice(("hms", "builtin")), tuple(steps),
+    return Case(seed, fmt, data, parts, rows, create_through, tuple(steps),
                 tuple(sorted(chosen.items())), tuple(reads))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 
 from cases import CREATES, Case
 from runner import Finding, Runner
@@ -27,8 +28,11 @@ def _smaller(case: Case) -> Iterator[Case]:
             yield case.with_(steps=case.steps[:i] + case.steps[i + 1:])
     for i, step in enumerate(case.steps):
         if step.where:
-            yield case.with_(steps=(*case.steps[:i], step.__class__(
-                step.kind, step.overwrite, step.spec, "", step.second), *case.steps[i + 1:]))
+            yield case.with_(steps=(*case.steps[:i], replace(step, where=""),
+                                    *case.steps[i + 1:]))
+        if step.through:  # the step through hms: a smaller cross-catalog history
+            yield case.with_(steps=(*case.steps[:i], replace(step, through=""),
+                                    *case.steps[i + 1:]))
     if len(case.columns) > 1:
         for i in range(len(case.columns)):
             dropped = case.columns[i].name
