@@ -55,6 +55,18 @@ def make_part_name(keys: Sequence[str], values: Sequence[str | None]) -> str:
     Raises:
         InvalidPartitionSpec: if ``keys`` and ``values`` differ in length or a key is empty.
     """
+    return partition_path([key.lower() for key in keys], values)
+
+
+def partition_path(keys: Sequence[str], values: Sequence[str | None]) -> str:
+    """The relative path of a partition's directory, ``k1=v1/k2=v2``, keys as given: Spark
+    names a partition's directory after its columns' names in their own case (``Dt=x``),
+    where the metastore's name of the partition is lower case (``dt=x``). Escaped and
+    defaulted as :func:`make_part_name`.
+
+    Raises:
+        InvalidPartitionSpec: if ``keys`` and ``values`` differ in length or a key is empty.
+    """
     if len(keys) != len(values):
         raise InvalidPartitionSpec(
             f"partition spec has {len(values)} values for {len(keys)} columns {list(keys)}"
@@ -64,8 +76,21 @@ def make_part_name(keys: Sequence[str], values: Sequence[str | None]) -> str:
         if not key:
             raise InvalidPartitionSpec("partition column name is empty")
         segment_value = DEFAULT_PARTITION_NAME if not value else escape_path_name(value)
-        segments.append(f"{escape_path_name(key.lower())}={segment_value}")
+        segments.append(f"{escape_path_name(key)}={segment_value}")
     return "/".join(segments)
+
+
+def with_keys(name: str, keys: Sequence[str]) -> str:
+    """The partition name or path ``name`` (``k1=v1/k2=v2``) with its keys replaced, in order,
+    by ``keys``: a directory Spark wrote (``Dt=x``) to the metastore's name of its partition
+    (``dt=x``), or back. ``""`` (no partition columns) stays ``""``.
+
+    Raises:
+        InvalidPartitionSpec: ``name`` is not of the form ``k=v/...`` with one segment per key.
+    """
+    if not name and not keys:
+        return name
+    return partition_path(keys, [value for _, value in parse_part_name(name)])
 
 
 def parse_part_name(name: str) -> list[tuple[str, str]]:
