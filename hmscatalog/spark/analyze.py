@@ -38,6 +38,7 @@ from hmscatalog.metastore.model import (
     Table,
     without_spark_statistics,
 )
+from hmscatalog.metastore.spark_schema import partition_column_names
 from hmscatalog.partitions.codec import DEFAULT_PARTITION_NAME
 from hmscatalog.partitions.types import parse_value
 from hmscatalog.spark.internals.stats import (
@@ -199,11 +200,14 @@ def _matches(table: Table, part: Partition, wanted: Mapping[str, Any]) -> bool:
 def _row_counts(jvm: Jvm, catalog: str, table: Table,
                 fixed: Mapping[str, str]) -> dict[tuple[Any, ...], int]:
     """Rows per partition (by typed values) of the partitions ``fixed`` selects."""
-    columns = ", ".join(quoted(c.name) for c in table.partition_keys)
-    strings = ", ".join(f"CAST({quoted(c.name)} AS STRING)" for c in table.partition_keys)
+    # The query names the columns as Spark sees them (Dt), under spark.sql.caseSensitive too.
+    spark_names = dict(zip(table.partition_spec.names, partition_column_names(table),
+                           strict=True))
+    columns = ", ".join(quoted(name) for name in spark_names.values())
+    strings = ", ".join(f"CAST({quoted(name)} AS STRING)" for name in spark_names.values())
     conditions = [
-        f"{quoted(name)} IS NULL" if value == DEFAULT_PARTITION_NAME
-        else f"{quoted(name)} <=> CAST({sql_string(value)} AS "
+        f"{quoted(spark_names[name])} IS NULL" if value == DEFAULT_PARTITION_NAME
+        else f"{quoted(spark_names[name])} <=> CAST({sql_string(value)} AS "
              f"{table.partition_spec.column(name).type})"
         for name, value in fixed.items()]
     where = f" WHERE {' AND '.join(conditions)}" if conditions else ""

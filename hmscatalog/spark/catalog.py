@@ -344,6 +344,7 @@ class HmsCatalog(JavaProxy):
             self._jvm.analysis_error("NoSuchTableException", ident)
         params = dict(table.parameters)
         columns = list(table.columns)
+        added: list[Column] = []  # named as given (NewCol)
         location = table.location
         for change in changes:
             kind = str(change.getClass().getSimpleName())
@@ -359,12 +360,14 @@ class HmsCatalog(JavaProxy):
                     self._unsupported(f"hms cannot add nested column {'.'.join(names)} to "
                                   f"{database}.{name}")
                 comment = change.comment()
-                columns.append(Column(names[0].lower(), self._jvm.hive_type(change.dataType()),
-                                      str(comment) if comment is not None else None))
+                added.append(Column(names[0], self._jvm.hive_type(change.dataType()),
+                                    str(comment) if comment is not None else None))
+                columns.append(replace(added[-1], name=names[0].lower()))
             else:
                 self._unsupported(
                     f"hms cannot apply {kind} to table {database}.{name}; ALTER TABLE on hms "
                     "tables can SET/UNSET TBLPROPERTIES, SET LOCATION and ADD COLUMNS")
+        params = self._definitions.with_added_columns(table, params, added)
         altered = replace(table, columns=tuple(columns), parameters=params,
                           storage=replace(table.storage, location=location))
         self._check_settings(altered)

@@ -30,13 +30,14 @@ def describe_partition(jvm: Jvm, client: MetastoreClient, catalog: str, table: T
     part = named_partition(jvm, client, catalog, table, given, time_zone)
     strings = list(part.values)
     described = jvm.struct_type([*table.columns, *table.partition_keys], comments=True)
-    fields = {str(f.name()): f for f in described.fields()}
+    fields = {str(f.name()).lower(): f for f in described.fields()}
     rows = [_field_row(f) for f in described.fields()]
     rows += [("# Partition Information", "", ""), ("# col_name", "data_type", "comment")]
     rows += [_field_row(fields[name]) for name in spec.names]
     if extended:
+        names = [c.name for c in table.partition_keys]  # as Spark sees them (Dt, not dt)
         shown = ", ".join(f"{name}={'null' if value == DEFAULT_PARTITION_NAME else value}"
-                          for name, value in zip(spec.names, strings, strict=True))
+                          for name, value in zip(names, strings, strict=True))
         rows += [("", "", ""), ("# Detailed Partition Information", "", ""),
                  ("Partition Values", f"[{shown}]", "")]
         rows += [(key, value, "") for key, value in sorted(partition_metadata(part).items())]

@@ -25,7 +25,8 @@ runs in every session before relations are resolved:
   drops, stores it as Hive does (SerDe property ``serialization.null.format``;
   :mod:`hmscatalog.spark.internals.row_format`).
 * **SHOW PARTITIONS** is answered with the metastore's partition names, as the built-in catalog
-  answers it (``k=__HIVE_DEFAULT_PARTITION__`` for NULL, whatever the column's type).
+  answers it (``k=__HIVE_DEFAULT_PARTITION__`` for NULL, whatever the column's type; columns
+  named in the case Spark stored them, ``Dt=x``).
 * **ALTER TABLE ... DROP PARTITION** with a clause that names only some partition columns,
   which Spark refuses for tables outside its own catalog, names each partition it matches
   whole (:func:`hmscatalog.spark.statement_partitions.drop_partial`), as Hive and the built-in
@@ -43,6 +44,8 @@ from hmscatalog.errors import (
     NoSuchObject,
 )
 from hmscatalog.metastore.model import VIRTUAL_VIEW, Table
+from hmscatalog.metastore.spark_schema import partition_column_names, with_spark_case
+from hmscatalog.partitions.codec import with_keys
 from hmscatalog.spark.alter_storage import set_partition_location, set_serde
 from hmscatalog.spark.describe import DESCRIBE_COLUMNS, describe_partition
 from hmscatalog.spark.insert_clause import rewritten_insert
@@ -153,7 +156,8 @@ class SessionHooks(JavaProxy):
             if not command.asSerde() or table.table_type == VIRTUAL_VIEW:
                 return None  # Spark's own form (USING ...), as the built-in prints it
             return plans.local_relation(self._jvm, "createtab_stmt STRING", [
-                [show_create_as_serde(self._jvm, catalog, serde_columns(self._jvm, table)[0])]])
+                [show_create_as_serde(self._jvm, catalog,
+                                      with_spark_case(serde_columns(self._jvm, table)[0]))]])
         if kind == "DropTable":
             if table.table_type == VIRTUAL_VIEW:
                 refuse_drop_table_of_view(self._jvm, catalog, table)
@@ -167,7 +171,8 @@ class SessionHooks(JavaProxy):
             given = plans.described_partition(self._jvm, command)
             if not given:
                 return None  # the table's own DESCRIBE, Spark's
-            described = serde_columns(self._jvm, table)[0]  # Avro, OpenCSV: the SerDe's
+            # Avro, OpenCSV: the SerDe's columns; named in the case Spark stored them
+            described = with_spark_case(serde_columns(self._jvm, table)[0])
             rows = describe_partition(self._jvm, self._attached[catalog].client, catalog,
                                       described, given, bool(command.isExtended()),
                                       str(plans.conf_value(session, "spark.sql.session.timeZone")))
@@ -312,7 +317,8 @@ class SessionHooks(JavaProxy):
         if wanted is None:
             return None
         names = self._attached[catalog].client.list_partition_names(table.database, table.name)
-        rows = matching_names(names, wanted)
+        cased = partition_column_names(table)  # Dt=x, as the built-in names them
+        rows = [with_keys(name, cased) for name in matching_names(names, wanted)]
         return plans.local_relation(self._jvm, "partition STRING", [[row] for row in rows])
 
 

@@ -9,7 +9,8 @@ from typing import Any
 from hmscatalog.errors import AlreadyExists, InvalidOperation, NoSuchPartition
 from hmscatalog.metastore.model import Partition, Table
 from hmscatalog.metastore.serde import NATIVE_FORMATS
-from hmscatalog.partitions.codec import make_part_name, parse_part_name
+from hmscatalog.metastore.spark_schema import is_schema_property, with_spark_case
+from hmscatalog.partitions.codec import make_part_name, parse_part_name, partition_path
 from hmscatalog.projection.config import TEMPLATE
 from hmscatalog.sources.projection import projection_of
 from hmscatalog.sources.source import ReadTarget
@@ -27,8 +28,10 @@ _HIDDEN_PARAMETERS = frozenset({"EXTERNAL", "transient_lastDdlTime", "comment"})
 
 
 def table_properties(table: Table) -> dict[str, str]:
-    """The properties Spark shows for a table (DESCRIBE, SHOW TBLPROPERTIES)."""
-    props = {k: v for k, v in table.parameters.items() if k not in _HIDDEN_PARAMETERS}
+    """The properties Spark shows for a table (DESCRIBE, SHOW TBLPROPERTIES). Those Spark
+    keeps the table's schema in are not shown, as the built-in catalog does not show them."""
+    props = {k: v for k, v in table.parameters.items()
+             if k not in _HIDDEN_PARAMETERS and not is_schema_property(k)}
     fmt = table.format
     props["provider"] = fmt.name.lower() if fmt else "hive"
     if table.location:
@@ -64,8 +67,8 @@ class ReadOnlyTable(JavaProxy):
         self.target = target
         columns = [*target.columns, *target.partition_keys]
         if column_order is not None:
-            by_name = {c.name: c for c in columns}
-            columns = [by_name[name] for name in column_order]
+            by_name = {c.name.lower(): c for c in columns}
+            columns = [by_name[name.lower()] for name in column_order]
         self._schema = self._jvm.struct_type(columns, comments=True)
 
     def name(self) -> str:
@@ -126,7 +129,11 @@ class HmsTable(ReadOnlyTable):
         """``cache_age``: how old ``table`` was when the metadata cache gave it."""
         # Avro, OpenCSV...: the columns the table's SerDe reads it with, as in Hive.
         table, self._serde_error = serde_columns(context.jvm, table)
-        super().__init__(context, ReadTarget.of(table, cache_age), column_order)
+        # Spark sees the names in the case Spark stored them (Id, Dt), where it stored them;
+        # the metastore's table (lower-case names) is what is read, written and altered.
+        cased = with_spark_case(table)
+        super().__init__(context, replace(ReadTarget.of(table, cache_age), columns=cased.columns,
+                                          partition_keys=cased.partition_keys), column_order)
         self.table = table
 
     def properties(self) -> Any:
@@ -187,7 +194,7 @@ class HmsTable(ReadOnlyTable):
         return self._context.metastore
 
     def partitionSchema(self) -> Any:
-        return self._jvm.struct_type(self.table.partition_keys)
+        return self._jvm.struct_type(self.target.partition_keys)
 
     def _strings(self, ident: Any) -> list[str]:
         spec = self.table.partition_spec
@@ -201,7 +208,12 @@ class HmsTable(ReadOnlyTable):
         props = self._jvm.to_dict(properties)
         location = props.pop("location", None)
         spec = self.table.partition_spec
-        return self._client().new_partition(self.table, spec.from_strings(self._strings(ident)),
+        strings = self._strings(ident)
+        if location is None and self.table.location:
+            # Named in Spark's case (Dt=x/HR=5), as the built-in catalog adds partitions.
+            location = self.table.location.rstrip("/") + "/" + partition_path(
+                [c.name for c in self.target.partition_keys], strings)
+        return self._client().new_partition(self.table, spec.from_strings(strings),
                                             location=location, parameters=props)
 
     def createPartition(self, ident: Any, properties: Any) -> None:

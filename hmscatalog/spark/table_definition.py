@@ -20,8 +20,16 @@ from hmscatalog.metastore.model import (
     StorageFormat,
     Table,
 )
+from hmscatalog.metastore.spark_schema import (
+    CREATE_VERSION,
+    needs_schema_properties,
+    schema_properties,
+    spark_names,
+    with_spark_case,
+    without_schema_properties,
+)
 from hmscatalog.partitions.types import parse_hive_type
-from hmscatalog.spark.internals.session import builtin_table_storage
+from hmscatalog.spark.internals.session import builtin_table_storage, schema_json
 from hmscatalog.spark.jvm import Jvm
 
 _HIVE = "org.apache.hadoop.hive"
@@ -74,10 +82,17 @@ class TableDefinitions:
                               f"not by {transform.describe()}")
             partition_names.append(".".join(str(p) for p in refs[0].fieldNames()).lower())
         columns: dict[str, Column] = {}
+        cased: dict[str, str] = {}  # each name as written (Id), by the metastore's (id)
         for field in struct.fields():
             comment = field.getComment()
-            columns[str(field.name()).lower()] = Column(
-                str(field.name()).lower(), self._jvm.hive_type(field.dataType()),
+            given = str(field.name())
+            if given.lower() in cased:
+                self._illegal(f"hms table {qualified} cannot have both columns "
+                              f"{cased[given.lower()]!r} and {given!r}: the metastore keeps "
+                              "column names in lower case")
+            cased[given.lower()] = given
+            columns[given.lower()] = Column(
+                given.lower(), self._jvm.hive_type(field.dataType()),
                 str(comment.get()) if comment.isDefined() else None)
         for part in partition_names:
             if part not in columns:
@@ -94,6 +109,13 @@ class TableDefinitions:
         }
         if "comment" in props:
             parameters["comment"] = props["comment"]
+        data_names = [n for n in columns if n not in partition_names]
+        if needs_schema_properties(list(cased.values())):
+            # Names the metastore lower-cases (Id, Dt): kept as the built-in keeps them.
+            parameters.update(self._schema_properties(
+                [replace(columns[n], name=cased[n]) for n in data_names],
+                [replace(columns[n], name=cased[n]) for n in partition_names],
+                str(self._jvm.spark.version)))
         location = self.qualified_location(database, props.get("location"))
         external = props.get("external", "").lower() == "true" or location is not None
         if external:
@@ -103,13 +125,35 @@ class TableDefinitions:
         return Table(
             database=database,
             name=name,
-            columns=tuple(c for n, c in columns.items() if n not in partition_names),
+            columns=tuple(columns[n] for n in data_names),
             partition_keys=tuple(columns[p] for p in partition_names),
             storage=storage,
             table_type=EXTERNAL_TABLE if external else MANAGED_TABLE,
             parameters=parameters,
             owner=props.get("owner"),
         )
+
+    def _schema_properties(self, columns: list[Column], partition_keys: list[Column],
+                           version: str) -> dict[str, str]:
+        """The properties the built-in catalog keeps a table's Spark schema in (columns and
+        partition columns named in Spark's case)."""
+        struct = self._jvm.struct_type([*columns, *partition_keys], comments=True)
+        return schema_properties(schema_json(self._jvm, struct),
+                                 [c.name for c in partition_keys], version)
+
+    def with_added_columns(self, table: Table, params: dict[str, str],
+                           added: list[Column]) -> dict[str, str]:
+        """``params`` (the new properties of ``table``) once ALTER TABLE adds the columns
+        ``added`` (named as given): where Spark keeps the table's schema, or a name is not lower
+        case, with the schema that has them, as the built-in catalog keeps it in agreement with
+        the metastore's columns."""
+        if not added or (spark_names(table) is None
+                         and not needs_schema_properties([c.name for c in added])):
+            return params
+        cased = with_spark_case(table)
+        version = table.parameters.get(CREATE_VERSION, str(self._jvm.spark.version))
+        return {**without_schema_properties(params), **self._schema_properties(
+            [*cased.columns, *added], list(cased.partition_keys), version)}
 
     def _classes(self, qualified: str, props: dict[str, str]) -> StorageClasses:
         """The storage classes of ``STORED AS``, ``ROW FORMAT SERDE`` and ``STORED AS

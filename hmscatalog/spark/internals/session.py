@@ -121,6 +121,14 @@ def struct_of_v2_columns(jvm: Jvm, columns: Any) -> Any:
         columns)
 
 
+def schema_json(jvm: Jvm, schema: Any) -> str:
+    """The JSON of a ``StructType`` as the built-in catalog stores a table's schema in its
+    properties: CHAR and VARCHAR columns as strings, their types in the field's metadata
+    (``CharVarcharUtils.replaceCharVarcharWithStringInSchema``)."""
+    utils = jvm.cls("org.apache.spark.sql.catalyst.util.CharVarcharUtils")
+    return str(utils.replaceCharVarcharWithStringInSchema(schema).json())
+
+
 def v2_columns(jvm: Jvm, schema: Any) -> Any:
     """The connector ``Column[]`` of a ``StructType``, without field ids
     (``CatalogV2Util.structTypeToV2Columns``, ``private[sql]``): Spark 4.2 added the
