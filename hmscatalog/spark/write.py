@@ -22,6 +22,7 @@ from hmscatalog.expressions.literals import Uncomparable, coerce_literal
 from hmscatalog.expressions.predicates import AlwaysTrue, Compare, EqualNullSafe, IsNull
 from hmscatalog.metastore.model import Table
 from hmscatalog.metastore.serde import NATIVE_FORMATS, table_properties
+from hmscatalog.metastore.spark_schema import directory_names, partition_column_names
 from hmscatalog.partitions.codec import DEFAULT_PARTITION_NAME
 from hmscatalog.partitions.spec import PartitionSpec
 from hmscatalog.partitions.types import format_value
@@ -77,6 +78,11 @@ def _by_name(jvm: Jvm, schema: Any) -> dict[str, Any]:
     not always come in the metastore's order (data columns, then partition columns): files and
     partition directories are laid out by name."""
     return attributes_by_name(jvm, schema)
+
+
+def _named(attribute: Any, name: str) -> Any:
+    """``attribute`` under the name ``name`` (the same column: Spark binds it by its id)."""
+    return attribute if str(attribute.name()) == name else attribute.withName(name)
 
 
 class HmsWriteBuilder(JavaProxy):
@@ -136,7 +142,7 @@ class HmsWriteBuilder(JavaProxy):
                           self._jvm.to_dict(self._info.options().asCaseSensitiveMap()))
         return SortedWrite(
             self._jvm, f"hms {self._mode} {table.qualified_name}", f"table {table.qualified_name}",
-            [c.name for c in table.partition_keys],
+            partition_column_names(table),  # as the rows name them (Dt), in Spark's case
             lambda: HmsBatchWrite(self._context, table, self._info, self._mode, self._static,
                                   if_absent=self._clause.if_not_exists))
 
@@ -261,7 +267,9 @@ class HmsBatchWrite(JavaProxy):
         table = self._table
         attributes = _by_name(jvm, info.schema())
         data_columns = [attributes[c.name] for c in table.columns]
-        partition_columns = [attributes[c.name] for c in table.partition_keys]
+        # Each directory named as the built-in catalog's writes name it (Dt=x, or dt=x).
+        partition_columns = [_named(attributes[c.name], name) for c, name
+                             in zip(table.partition_keys, directory_names(table), strict=True)]
         if config.read_flag(table.parameters, config.PARTITION_COLUMNS_IN_DATA_FILE,
                             f"Table {table.qualified_name}"):
             data_columns += partition_columns

@@ -40,7 +40,8 @@ from hmscatalog import config
 from hmscatalog.errors import HmsCatalogError, WriteFailed
 from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.model import Partition, Table
-from hmscatalog.partitions.codec import make_part_name
+from hmscatalog.metastore.spark_schema import directory_names
+from hmscatalog.partitions.codec import make_part_name, with_keys
 from hmscatalog.storage.filesystems import Storage
 from hmscatalog.write import faults, recovery, steps
 from hmscatalog.write.journal import (
@@ -215,7 +216,9 @@ class TableCommit(StagedWrite):
     def _commit(self, mode: Mode, static: Mapping[str, str] | None,
                 check: Callable[[int], None] | None, emptied: Sequence[str]) -> CommitResult:
         names = self._table.partition_spec.names
-        staged = staged_partitions(self._storage, self.staging, len(names))
+        # Spark names the directories as the columns are named (Dt=x): by the metastore's names.
+        staged = {with_keys(path, names): files for path, files
+                  in staged_partitions(self._storage, self.staging, len(names)).items()}
         for name in emptied if mode == "overwrite" else ():
             staged.setdefault(name, [])
         if mode == "overwrite" and not names:
@@ -292,11 +295,13 @@ class TableCommit(StagedWrite):
 
         # An unpartitioned table's location as it is now, under the lock.
         current = None if names else self._client.get_table(table.database, table.name)
+        directories = directory_names(table)  # a new partition's, as the built-in names it
         for name, files in staged.items():
             part = existing.get(name)
             location = part.location if part is not None else \
                 current.location if current is not None else None
-            target = self._writable(location) if location is not None else self._root / name
+            target = self._writable(location) if location is not None else \
+                self._root / with_keys(name, directories)
             old = steps.data_files(self._storage, target) if mode == "overwrite" else []
             if location is not None and old:
                 # Replaced: the new files go to a directory of their own and the partition's

@@ -36,7 +36,8 @@ from hmscatalog import config
 from hmscatalog.errors import HmsCatalogError, WriteFailed
 from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.model import Partition, Table
-from hmscatalog.partitions.codec import make_part_name
+from hmscatalog.metastore.spark_schema import directory_names
+from hmscatalog.partitions.codec import make_part_name, with_keys
 from hmscatalog.storage.filesystems import Storage, open_storage
 from hmscatalog.write import faults, steps
 from hmscatalog.write.journal import (
@@ -150,6 +151,8 @@ class DirectCommit(RecordedWrite):
         self.base = base
         self.base_uri = self._storage.uri(str(base))
         self._elsewhere: dict[str, str] = {}  # partition name -> its directory, off base/k=v
+        # How the tasks name a partition's directory below base (Dt=x, or dt=x).
+        self._directories = directory_names(table)
         super().__init__(self._storage, self._root, CommitRecord(
             write_id=write_id, table=table.qualified_name, mode=mode,
             owner=Owner.this_process(), staging=str(base / f"{MAGIC_PREFIX}{write_id}"),
@@ -172,11 +175,13 @@ class DirectCommit(RecordedWrite):
                 continue
             name = make_part_name(names, list(part.values))
             path = self._storage.path_of((part.location or "").rstrip("/"))
-            if path is None or Path(path) == self.base / name or \
-                    not Path(path).is_relative_to(self._root):
+            if path is None or Path(path) == self.base / with_keys(name, self._directories) \
+                    or not Path(path).is_relative_to(self._root):
                 continue
             self._elsewhere[name] = path
-            found.append((values, self._storage.uri(path)))
+            # Keyed as the tasks name the partition's columns.
+            found.append((dict(zip(self._directories, part.values, strict=True)),
+                          self._storage.uri(path)))
         return found
 
     def commit(self, written: Sequence[str], complete: Callable[[], None],
@@ -194,7 +199,8 @@ class DirectCommit(RecordedWrite):
         """
         table, record = self._table, self._record
         names = table.partition_spec.names
-        targets = dict.fromkeys(written)
+        # The tasks' directories (Dt=x/...) by the metastore's names of their partitions.
+        targets = dict.fromkeys(with_keys(name, names) for name in written)
         if self._mode == "overwrite" and not names:
             targets.setdefault("")
         elif self._mode == "overwrite" and static is not None and set(static) == set(names):
@@ -244,7 +250,7 @@ class DirectCommit(RecordedWrite):
         current = None if names else self._client.get_table(table.database, table.name)
         for name in written:
             target = Path(self._elsewhere[name]) if name in self._elsewhere else \
-                self.base / name if name else self.base
+                self.base / with_keys(name, self._directories) if name else self.base
             if self.version_directory is not None:
                 target = target / self.version_directory
             record.targets[name] = str(target)
