@@ -26,7 +26,7 @@ from hmscatalog.metastore.cache import MetadataCache
 from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.model import StorageFormat, Table
 from hmscatalog.metastore.serde import NATIVE_FORMATS
-from hmscatalog.partitions.codec import make_part_name
+from hmscatalog.partitions.codec import make_part_name, partition_path
 from hmscatalog.sources.choose import source_for
 from hmscatalog.sources.source import ReadTarget, Selection, describe
 from hmscatalog.spark.filters import translate, translate_v2, without_implied_not_null
@@ -259,14 +259,14 @@ class HmsScanBuilder(JavaProxy):
         """
         jvm = self._jvm
         table = self._table
-        names = table.partition_spec.names
+        names = [c.name for c in table.partition_keys]  # as Spark sees them: Dt=x, dt=x
         root = (table.location or "").rstrip("/")
         stripped = [location.rstrip("/") for location in locations]
-        if stripped and all(location == f"{root}/{make_part_name(names, list(part.values))}"
+        if stripped and all(location == f"{root}/{partition_path(names, list(part.values))}"
                             for location, part in zip(stripped, selection.partitions,
                                                       strict=True)) and decimals_fit(
                 table.partition_spec, [part.values for part in selection.partitions]):
-            # Names are lower case on both sides, so matching them is case-insensitive.
+            # Every directory is named as the partition schema names its columns.
             try:
                 return read.parsed_partition_spec(jvm, locations, root, partition_schema)
             except Exception as exc:  # Spark's error, as pyspark raises it in Python
