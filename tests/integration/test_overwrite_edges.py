@@ -66,6 +66,7 @@ def _both(spark: Any, db: str, statement: str) -> None:
 # -- 1. an empty overwrite of a fully static clause in dynamic mode ----------------------------
 
 @pytest.mark.builtin
+@pytest.mark.cases(2)
 @pytest.mark.parametrize("stored", ["PARQUET", "TEXTFILE"])
 @pytest.mark.parametrize("storage", ["local", "s3"])
 def test_an_empty_static_overwrite_in_dynamic_mode_replaces_its_partition(
@@ -152,6 +153,7 @@ def _static_overwrites(spark: Any, db: str, case: str) -> None:
 
 
 @pytest.mark.builtin
+@pytest.mark.cases(4)
 @pytest.mark.parametrize(("case", "zone"), [
     ("timestamp", "UTC"), ("timestamp", "America/New_York"), ("true", "UTC"), ("false", "UTC"),
     ("null", "UTC")])
