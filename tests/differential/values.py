@@ -180,7 +180,10 @@ def partition_text(rnd: random.Random, t: Type, edgy: bool) -> str | None:
             return "NaN" if roll < 0.2 else rnd.choice(edges[1:5])
         if roll < 0.7:
             return rnd.choice(edges)
-        return repr(round(rnd.uniform(-1000, 1000), rnd.choice((0, 1, 3))))
+        value = round(rnd.uniform(-1000, 1000), rnd.choice((0, 1, 3)))
+        if rnd.random() < 0.3:  # where Java's Double.toString writes an exponent
+            value *= 10.0 ** rnd.choice((-9, -5, 7, 12, 19, 25))
+        return repr(value)
     if kind == "decimal":
         precision, scale = t[1], t[2]
         if edge:
@@ -305,4 +308,8 @@ def foreign_text(rnd: random.Random, t: Type) -> str:
     texts = FOREIGN[_FOREIGN_OF.get(t[0], t[0])]
     if t[0] in ("char", "varchar"):
         return rnd.choice(("x" * (t[1] + 1), " " * t[1] + "y", *texts))
+    if t[0] in _INT_RANGE:  # one past the type's largest value
+        return rnd.choice((str(2 ** _INT_RANGE[t[0]]), *texts))
+    if t[0] == "decimal":  # one digit more than the type holds
+        return rnd.choice(("1" * (t[1] - t[2] + 1) + ".5", *texts))
     return rnd.choice(texts)
