@@ -39,6 +39,10 @@ final class HmsRule extends Rule<LogicalPlan> {
   HmsRule(SparkSession session) {
     this.session = session;
     this.views = new ViewExpansion(session);
+    // Loaded now, while the class loader that loads this rule is open: the SQL server closes
+    // a connection's loader with the connection, and a class first needed by a later one
+    // would no longer be found (NoClassDefFoundError).
+    InsertCheck.class.getName();
   }
 
   @Override
@@ -89,28 +93,40 @@ final class HmsRule extends Rule<LogicalPlan> {
     if (!hasInsert(plan)) {
       return plan;
     }
-    return plan.resolveOperatorsDown(new AbstractPartialFunction<LogicalPlan, LogicalPlan>() {
-      @Override
-      public boolean isDefinedAt(LogicalPlan node) {
-        return node.getClass().getSimpleName().equals("InsertIntoStatement");
-      }
+    return plan.resolveOperatorsDown(new InsertCheck(session, hooks));
+  }
 
-      @Override
-      public <A1 extends LogicalPlan, B1> B1 applyOrElse(A1 node,
-          scala.Function1<A1, B1> otherwise) {
-        if (!isDefinedAt(node)) {
-          return otherwise.apply(node);
-        }
-        try {
-          LogicalPlan instead = hooks.checkInsert(session, node);
-          @SuppressWarnings("unchecked")
-          B1 result = (B1) (instead == null ? node : instead);
-          return result;
-        } catch (Exception e) {
-          throw HmsRule.<RuntimeException>rethrow(e);
-        }
+  /** Each INSERT of a plan, handed to the Python side; replaced where it says. */
+  private static final class InsertCheck
+      extends AbstractPartialFunction<LogicalPlan, LogicalPlan> {
+    private final SparkSession session;
+    private final SessionHooks hooks;
+
+    InsertCheck(SparkSession session, SessionHooks hooks) {
+      this.session = session;
+      this.hooks = hooks;
+    }
+
+    @Override
+    public boolean isDefinedAt(LogicalPlan node) {
+      return node.getClass().getSimpleName().equals("InsertIntoStatement");
+    }
+
+    @Override
+    public <A1 extends LogicalPlan, B1> B1 applyOrElse(A1 node,
+        scala.Function1<A1, B1> otherwise) {
+      if (!isDefinedAt(node)) {
+        return otherwise.apply(node);
       }
-    });
+      try {
+        LogicalPlan instead = hooks.checkInsert(session, node);
+        @SuppressWarnings("unchecked")
+        B1 result = (B1) (instead == null ? node : instead);
+        return result;
+      } catch (Exception e) {
+        throw HmsRule.<RuntimeException>rethrow(e);
+      }
+    }
   }
 
   private static boolean hasInsert(LogicalPlan plan) {
