@@ -34,6 +34,8 @@ from urllib.parse import urlparse
 from cases import CREATES, DDL, Case, quote
 from statements import FALLBACK, Statements
 
+from hmscatalog.partitions.codec import escape_path_name, unescape_path_name
+
 DEFAULT_PARTITION = "__HIVE_DEFAULT_PARTITION__"
 SHOW_PARTITIONS = "SHOW PARTITIONS {t}"
 ANSI = "spark.sql.ansi.enabled"
@@ -56,6 +58,13 @@ BUILTIN_DEPARTURES = {
         "__HIVE_DEFAULT_PARTITION__ to the type of a NULL non-string partition value, which "
         "fails under ANSI casts (CAST_INVALID_INPUT; Hive reads NULL): such a read is compared "
         "with spark.sql.ansi.enabled=false on every side, where the built-in reads NULL"),
+    "CTAS directories": (
+        "the built-in's partitioned CTAS STORED AS PARQUET|ORC writes through its Hive SerDe "
+        "writer and names partition directories in lower case (dt=x/hr=5), where its INSERTs "
+        "into those formats name them in Spark's case (Dt=x/HR=5), as hms's CTAS does "
+        "(docs/spark-sql.md, Tables; Hive names them in lower case): in such cases the "
+        "directories' keys are compared ignoring case, and hms's must be in the case of the "
+        "table's names"),
 }
 
 # Refusals hms shares with every catalog of Spark's data source V2 API: Spark itself refuses the
@@ -110,6 +119,22 @@ class Outcome:
         shown = self.rows if self.rows is not None and len(self.rows) <= 12 else \
             [*(self.rows or [])[:12], "..."]
         return f"{len(self.rows or [])} rows {self.schema}: {shown}"
+
+
+def lower_keys(path: str) -> str:
+    """A partition's relative path (``Dt=x/HR=1``) with its keys in lower case."""
+    segments = (segment.partition("=") for segment in path.split("/"))
+    return "/".join(escape_path_name(unescape_path_name(key).lower()) + eq + value
+                    for key, eq, value in segments)
+
+
+def _spark_case_ctas(case: Case) -> bool:
+    """Each catalog creates a Parquet or ORC table with its CTAS (or the DataFrame API's
+    creates, which the built-in's side runs as one), and the built-in writes those formats with
+    Spark's writers otherwise."""
+    setting = f"spark.sql.hive.convertMetastore{case.fmt.capitalize()}"
+    return (case.steps[0].kind in CREATES and case.fmt in ("parquet", "orc")
+            and dict(case.settings).get(setting) != "false")
 
 
 def _unreadable(line: str) -> bool:
@@ -329,6 +354,14 @@ class Runner(Statements):
                             if s and not s.startswith("hms-v")]
                 names.add("/".join(segments))
             relative.append(names)
+        if _spark_case_ctas(case):  # BUILTIN_DEPARTURES["CTAS directories"]
+            keys = {unescape_path_name(segment.partition("=")[0])
+                    for path in relative[0] for segment in path.split("/")}
+            if not keys <= {p.name for p in case.partitions}:
+                findings.append(Finding(case, "partition directories are named differently",
+                                        f"hms: {sorted(relative[0])}, keys not in the case of "
+                                        f"the table's names {[p.name for p in case.partitions]}"))
+            relative = [{lower_keys(path) for path in names} for names in relative]
         if relative[0] != relative[1]:
             findings.append(Finding(case, "partition directories are named differently",
                                     f"hms: {sorted(relative[0])}, built-in: {sorted(relative[1])}"))

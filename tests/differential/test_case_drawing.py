@@ -22,6 +22,7 @@ from cases import (
     _serde_read,
     draw,
 )
+from runner import lower_keys
 from values import ESCAPED, PARTITION_TYPES, constant, quote, string_literal, typed
 
 SEEDS = range(1500)
@@ -268,6 +269,11 @@ def test_partition_clause_constants() -> None:
     assert {constant(rnd, ("date",), "2024-01-05") for _ in range(40)} == {
         "'2024-01-05'", "DATE'2024-01-05'"}
     assert constant(rnd, ("boolean",), "true") == "true"
+
+
+def test_partition_keys_in_lower_case() -> None:
+    assert lower_keys("Dt=X/HR=1") == "dt=X/hr=1"
+    assert lower_keys("Part Key=a%3DB/C%231=Q") == "part key=a%3DB/c%231=Q"
 
 
 def test_string_literals_escape_what_sql_would_misread() -> None:
