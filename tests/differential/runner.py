@@ -172,6 +172,7 @@ def _norm(value: Any) -> Any:
 class Runner(Statements):
     def __init__(self, spark: Any, client: Any, db: str) -> None:
         super().__init__(spark, client, db)
+        self._names: dict[tuple[str, str], dict[str, str]] = {}  # a table's names, by lower case
         self.runs = 0
         self.status = ""  # what the last run compared, or why it stopped before the reads
 
@@ -185,19 +186,22 @@ class Runner(Statements):
         schema = [(f.name, f.dataType.simpleString()) for f in frame.schema.fields]
         return Outcome(sorted(repr(tuple(_norm(v) for v in row)) for row in collected), schema)
 
-    @staticmethod
-    def _source(case: Case, read: str, catalog: str, table: str) -> str:
+    def _source(self, case: Case, read: str, catalog: str, table: str) -> str:
         """What a read selects from: ``catalog.table``, or for the built-in's reads of a table
         with STRING (VARCHAR) partition columns, that table with the string
-        __HIVE_DEFAULT_PARTITION__ in them read as NULL
+        __HIVE_DEFAULT_PARTITION__ in them read as NULL, named as the table names them
         (BUILTIN_DEPARTURES["default partition as text"])."""
         strings = {p.name for p in case.partitions if p.type[0] in ("string", "varchar")}
         if catalog != "spark_catalog" or not strings or not read.startswith("SELECT"):
             return f"{catalog}.{table}"
+        if (catalog, table) not in self._names:
+            names = self.spark.table(f"{catalog}.{table}").schema.fieldNames()
+            self._names[(catalog, table)] = {n.lower(): n for n in names}
+        named = self._names[(catalog, table)]
         columns = [quote(c.name) for c in case.columns] + [
             f"CASE WHEN {quote(p.name)} = '{DEFAULT_PARTITION}' THEN NULL ELSE {quote(p.name)} "
-            f"END AS {quote(p.name)}" if p.name in strings else quote(p.name)
-            for p in case.partitions]
+            f"END AS {quote(named.get(p.name.lower(), p.name))}" if p.name in strings
+            else quote(p.name) for p in case.partitions]
         return f"(SELECT {', '.join(columns)} FROM {catalog}.{table})"
 
     def run(self, case: Case, full: bool = True) -> list[Finding]:
