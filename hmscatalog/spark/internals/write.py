@@ -9,6 +9,7 @@ in all four.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -108,7 +109,10 @@ class FileWrite:
         self._committer.commitJob(self._job, self._jvm.seq([m.commitMsg() for m in messages]))
 
     def abort(self) -> None:
-        """``FileCommitProtocol.abortJob``: remove what the tasks wrote."""
+        """``FileCommitProtocol.abortJob``: remove what the tasks wrote. A failed job's other
+        tasks are cancelled, not stopped: one still running may write a file after it, so
+        this first waits (a bounded while) until the driver's executors run no task."""
+        _wait_for_running_tasks(self._jvm, ABORT_WAIT_S)
         self._committer.abortJob(self._job)
 
     def commit_within(self, messages: Sequence[Any],
@@ -129,6 +133,19 @@ class FileWrite:
             if not completed:
                 self.abort()
             raise
+
+
+ABORT_WAIT_S = 30.0
+
+
+def _wait_for_running_tasks(jvm: Jvm, seconds: float) -> None:
+    """Wait until no executor runs a task (``SparkStatusTracker.getExecutorInfos``), at most
+    ``seconds``: other jobs of the session may keep some running."""
+    tracker = jvm.jsession.sparkContext().statusTracker()
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and any(
+            int(info.numRunningTasks()) for info in tracker.getExecutorInfos()):
+        time.sleep(0.05)
 
 
 HIVE_COMPRESS = "hive.exec.compress.output"
