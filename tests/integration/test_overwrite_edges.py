@@ -78,7 +78,14 @@ def test_an_empty_static_overwrite_in_dynamic_mode_replaces_its_partition(
     (with an empty directory), as hms does in static mode."""
     locations = {"ours": "", "theirs": ""}
     if storage == "s3":
+        from conftest import HIVE_VERSION
         from remote import Remote, unique_root
+
+        if HIVE_VERSION != "2.3":
+            # Registering the new empty partition has the metastore make its directory: Hive
+            # 3.1's, on Java 17, fails there (NoClassDefFoundError: com.amazonaws.util.Base64),
+            # a limit of that release's S3A, not of the overwrite this test checks.
+            pytest.skip(f"the Hive {HIVE_VERSION} metastore cannot make directories on S3 here")
 
         request.getfixturevalue("s3a_jars")
         bucket = request.getfixturevalue("s3a_bucket")
