@@ -60,12 +60,19 @@ def statuses() -> Iterator[dict[int, str]]:
                         if status != "compared"))
 
 
+# Differences the widened harness found that are not fixed yet (issue 40's closing note lists
+# them): expected to fail, strictly, so that a fix shows as an unexpected pass.
+KNOWN = {1021: "found by the widened harness, not yet analysed",
+         1029: "found by the widened harness, not yet analysed"}
+
 SEEDS = _seeds()
 # A campaign (seeds chosen by the environment) runs every seed in any tier.
 CHOSEN = any(os.environ.get(f"HMSCATALOG_FUZZ_{name}") for name in ("SEED", "CASES"))
 
 
-@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("seed", [
+    pytest.param(seed, marks=pytest.mark.xfail(reason=KNOWN[seed], strict=True))
+    if seed in KNOWN else seed for seed in SEEDS])
 @pytest.mark.cases(len(SEEDS) if CHOSEN else QUICK_CASES)
 def test_hms_agrees_with_the_builtin(spark: Any, client: Any, fuzz_db: str,
                                      statuses: dict[int, str], seed: int) -> None:
