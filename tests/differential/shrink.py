@@ -8,7 +8,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import replace
 
-from cases import CREATES, Case
+from cases import CREATES, UNION, Case
 from runner import Finding, Runner
 
 # How long a failure may spend reducing its case (HMSCATALOG_FUZZ_SHRINK_SECONDS; 0: not at all).
@@ -17,6 +17,9 @@ SHRINK_SECONDS = float(os.environ.get("HMSCATALOG_FUZZ_SHRINK_SECONDS", "120"))
 
 def _smaller(case: Case) -> Iterator[Case]:
     """Candidates one step smaller than ``case``, the biggest cuts first."""
+    for read in case.reads:
+        if UNION in read:  # the predicate that differs
+            yield from (case.with_(reads=(branch,)) for branch in read.split(UNION))
     if len(case.rows) > 1:
         half = len(case.rows) // 2
         yield case.with_(rows=case.rows[:half])
