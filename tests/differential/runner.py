@@ -79,7 +79,8 @@ V2_REFUSALS = {
 # Errors of a value, not of a statement: a read of every partition the built-in fails with one
 # of these (a partition text its casts reject, such as '7.9' in an INT column) must fail
 # through hms too, not read the value as something else.
-VALUE_ERRORS = ("CAST_INVALID_INPUT", "CAST_OVERFLOW", "INVALID_PARTITION_VALUE")
+VALUE_ERRORS = ("CAST_INVALID_INPUT", "CAST_OVERFLOW", "NUMERIC_VALUE_OUT_OF_RANGE",
+                "INVALID_PARTITION_VALUE")
 
 
 def _default_cast(error: str) -> bool:

@@ -172,12 +172,13 @@ def partition_text(rnd: random.Random, t: Type, edgy: bool) -> str | None:
             return str(rnd.choice((-(2 ** bits), 2 ** bits - 1, 0, -1)))
         return str(rnd.randint(-30, 99))
     if kind in ("float", "double"):
-        # NaN, ±Infinity and the zeros, which Spark orders and compares apart from the other
-        # values, often; then the other edges.
+        # Often NaN, ±Infinity and the zeros, which Spark orders and compares apart from the
+        # other values, and the subnormal and the values Java's toString names unlike the
+        # shortest repr (8.409999999999999E21); then the other edges.
         edges = FLOAT_EDGES if kind == "float" else DOUBLE_EDGES
         roll = rnd.random() if edgy else 1.0
         if roll < 0.45:
-            return "NaN" if roll < 0.2 else rnd.choice(edges[1:5])
+            return "NaN" if roll < 0.2 else rnd.choice(edges[1:8])
         if roll < 0.7:
             return rnd.choice(edges)
         value = round(rnd.uniform(-1000, 1000), rnd.choice((0, 1, 3)))
