@@ -167,12 +167,14 @@ def partition_column_names(table: Table) -> list[str]:
     return [c.name for c in with_spark_case(table).partition_keys]
 
 
-def directory_names(table: Table) -> list[str]:
+def directory_names(table: Table, spark_writers: bool = True) -> list[str]:
     """The names hms gives the ``k=v`` directories of partitions its writes create, as the
     built-in catalog's writes name them: in Spark's case for Parquet and ORC tables, which it
     writes with Spark's own writers, in the metastore's (lower) case for tables it writes
-    through their Hive SerDe."""
-    if table.format in NATIVE_FORMATS:
+    through their Hive SerDe. ``spark_writers=False``: the built-in writes this session's
+    Parquet and ORC tables through their SerDe too (``spark.sql.hive.convertMetastoreParquet``,
+    ``...convertMetastoreOrc`` or ``...convertInsertingPartitionedTable`` off)."""
+    if table.format in NATIVE_FORMATS and spark_writers:
         return partition_column_names(table)
     return [c.name for c in table.partition_keys]
 

@@ -38,7 +38,6 @@ from hmscatalog.metastore.model import (
     Table,
     without_spark_statistics,
 )
-from hmscatalog.metastore.spark_schema import partition_column_names
 from hmscatalog.partitions.codec import DEFAULT_PARTITION_NAME
 from hmscatalog.partitions.types import parse_value
 from hmscatalog.spark.internals.stats import (
@@ -47,6 +46,7 @@ from hmscatalog.spark.internals.stats import (
     location_sizes,
 )
 from hmscatalog.spark.jvm import Jvm, quoted, sql_string
+from hmscatalog.spark.serde_io import partition_names
 from hmscatalog.spark.statistics import TableStatistics, table_statistics
 
 if TYPE_CHECKING:
@@ -201,7 +201,7 @@ def _row_counts(jvm: Jvm, catalog: str, table: Table,
                 fixed: Mapping[str, str]) -> dict[tuple[Any, ...], int]:
     """Rows per partition (by typed values) of the partitions ``fixed`` selects."""
     # The query names the columns as Spark sees them (Dt), under spark.sql.caseSensitive too.
-    spark_names = dict(zip(table.partition_spec.names, partition_column_names(table),
+    spark_names = dict(zip(table.partition_spec.names, partition_names(jvm, table),
                            strict=True))
     columns = ", ".join(quoted(name) for name in spark_names.values())
     strings = ", ".join(f"CAST({quoted(name)} AS STRING)" for name in spark_names.values())

@@ -44,14 +44,14 @@ from hmscatalog.errors import (
     NoSuchObject,
 )
 from hmscatalog.metastore.model import VIRTUAL_VIEW, Table
-from hmscatalog.metastore.spark_schema import partition_column_names, with_spark_case
+from hmscatalog.metastore.spark_schema import with_spark_case
 from hmscatalog.partitions.codec import with_keys
 from hmscatalog.spark.alter_storage import set_partition_location, set_serde
 from hmscatalog.spark.describe import DESCRIBE_COLUMNS, describe_partition
 from hmscatalog.spark.insert_clause import rewritten_insert
 from hmscatalog.spark.internals import plans, row_format
 from hmscatalog.spark.jvm import JavaProxy, Jvm, quoted, sql_string
-from hmscatalog.spark.serde_io import serde_columns
+from hmscatalog.spark.serde_io import partition_names, serde_columns
 from hmscatalog.spark.show_create import show_create_as_serde
 from hmscatalog.spark.statement_partitions import clause_strings, drop_partial, matching_names
 from hmscatalog.spark.view_statements import (
@@ -317,7 +317,7 @@ class SessionHooks(JavaProxy):
         if wanted is None:
             return None
         names = self._attached[catalog].client.list_partition_names(table.database, table.name)
-        cased = partition_column_names(table)  # Dt=x, as the built-in names them
+        cased = partition_names(self._jvm, table)  # Dt=x, as the built-in names them
         rows = [with_keys(name, cased) for name in matching_names(names, wanted)]
         return plans.local_relation(self._jvm, "partition STRING", [[row] for row in rows])
 

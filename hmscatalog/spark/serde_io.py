@@ -26,6 +26,7 @@ from hmscatalog.metastore.serde import (
     schema_property,
     table_properties,
 )
+from hmscatalog.metastore.spark_schema import partition_column_names
 from hmscatalog.partitions.codec import DEFAULT_PARTITION_NAME
 from hmscatalog.sources.source import Selection
 from hmscatalog.spark.internals.session import time_zone
@@ -71,6 +72,14 @@ def serde_columns(jvm: Jvm, table: Table) -> tuple[Table, str | None]:
             == [(c.name.lower(), c.type) for c in table.columns]):
         return table, None
     return replace(table, columns=columns), None
+
+
+def partition_names(jvm: Jvm, table: Table) -> list[str]:
+    """``table``'s partition columns named as Spark sees them: in the case Spark stored them,
+    unless the columns its SerDe reads (see :func:`serde_columns`) contradict that schema, and
+    the metastore's lower-case names stand, as for the built-in catalog (an OpenCSV table
+    Spark created with a BINARY column)."""
+    return partition_column_names(serde_columns(jvm, table)[0])
 
 
 def serde_refusal(table: Table, error: str, verb: str) -> str:

@@ -20,9 +20,9 @@ from hmscatalog.errors import DynamicPartitionError, HmsCatalogError, WriteFaile
 from hmscatalog.expressions.instants import Instant, zone_of
 from hmscatalog.expressions.literals import Uncomparable, coerce_literal
 from hmscatalog.expressions.predicates import AlwaysTrue, Compare, EqualNullSafe, IsNull
-from hmscatalog.metastore.model import Table
+from hmscatalog.metastore.model import StorageFormat, Table
 from hmscatalog.metastore.serde import NATIVE_FORMATS, table_properties
-from hmscatalog.metastore.spark_schema import directory_names, partition_column_names
+from hmscatalog.metastore.spark_schema import directory_names
 from hmscatalog.partitions.codec import DEFAULT_PARTITION_NAME
 from hmscatalog.partitions.spec import PartitionSpec
 from hmscatalog.partitions.types import format_value
@@ -34,6 +34,7 @@ from hmscatalog.spark.internals.write import FileWrite, attributes_by_name, prep
 from hmscatalog.spark.jvm import JavaProxy, Jvm, quoted
 from hmscatalog.spark.partition_guard import table_partition_guard
 from hmscatalog.spark.scan import CatalogContext
+from hmscatalog.spark.serde_io import partition_names
 from hmscatalog.storage.filesystems import on_object_store
 from hmscatalog.storage.local import umask_option
 from hmscatalog.write import recovery
@@ -142,7 +143,7 @@ class HmsWriteBuilder(JavaProxy):
                           self._jvm.to_dict(self._info.options().asCaseSensitiveMap()))
         return SortedWrite(
             self._jvm, f"hms {self._mode} {table.qualified_name}", f"table {table.qualified_name}",
-            partition_column_names(table),  # as the rows name them (Dt), in Spark's case
+            partition_names(self._jvm, table),  # as the rows name them (Dt), in Spark's case
             lambda: HmsBatchWrite(self._context, table, self._info, self._mode, self._static,
                                   if_absent=self._clause.if_not_exists))
 
@@ -222,6 +223,20 @@ def writers_umask(jvm: Jvm, location: str) -> dict[str, str]:
     return umask_option(file_system.getConf().get)
 
 
+def _spark_writers(jvm: Jvm, table: Table) -> bool:
+    """Whether the built-in catalog writes partitions of ``table`` (Parquet or ORC) with Spark's
+    own writers in this session (``RelationConversions``), naming their directories in Spark's
+    case (Dt=x); with one of these settings off it writes them through the table's Hive SerDe,
+    and Hive names the directories in lower case (dt=x). hms writes with Spark's writers
+    either way."""
+    settings = ["spark.sql.hive.convertInsertingPartitionedTable"]
+    if table.format is StorageFormat.PARQUET:
+        settings.append("spark.sql.hive.convertMetastoreParquet")
+    elif table.format is StorageFormat.ORC:
+        settings.append("spark.sql.hive.convertMetastoreOrc")
+    return all((conf_value(jvm, key) or "true").strip().lower() == "true" for key in settings)
+
+
 class HmsBatchWrite(JavaProxy):
     """Sets up Spark's file writers over the staging directory; commits or aborts the write."""
 
@@ -245,14 +260,18 @@ class HmsBatchWrite(JavaProxy):
         self._committing = False
         self._commit: TableCommit | DirectCommit
         options = {**context.storage_options, **writers_umask(self._jvm, table.location or "")}
+        # Each new directory named as the built-in catalog's writes name it (Dt=x, or dt=x).
+        self._directories = directory_names(table, _spark_writers(self._jvm, table))
         if self._direct:
             # No lock, no read looks for records on S3: each write ends those of dead ones.
             recovery.recover(context.metastore, table, storage_options=options)
-            self._commit = DirectCommit(context.metastore, table, self._write_id, mode, options)
+            self._commit = DirectCommit(context.metastore, table, self._write_id, mode, options,
+                                        self._directories)
             output = self._commit.base_uri
             elsewhere = self._commit.partitions_elsewhere(static)
         else:
-            self._commit = TableCommit(context.metastore, table, self._write_id, options)
+            self._commit = TableCommit(context.metastore, table, self._write_id, options,
+                                       self._directories)
             output, elsewhere = self._commit.staging_uri, []
         self._commit.begin()
         try:
@@ -267,9 +286,8 @@ class HmsBatchWrite(JavaProxy):
         table = self._table
         attributes = _by_name(jvm, info.schema())
         data_columns = [attributes[c.name] for c in table.columns]
-        # Each directory named as the built-in catalog's writes name it (Dt=x, or dt=x).
         partition_columns = [_named(attributes[c.name], name) for c, name
-                             in zip(table.partition_keys, directory_names(table), strict=True)]
+                             in zip(table.partition_keys, self._directories, strict=True)]
         if config.read_flag(table.parameters, config.PARTITION_COLUMNS_IN_DATA_FILE,
                             f"Table {table.qualified_name}"):
             data_columns += partition_columns

@@ -173,12 +173,17 @@ class StagedWrite:
 
 class TableCommit(StagedWrite):
     """Commit the staged output of one write into ``table``; ``options``: storage options
-    (the umask of what it makes on local disk)."""
+    (the umask of what it makes on local disk); ``directories``: the names a new partition's
+    directory gives its columns, as the built-in's write would (default: see
+    :func:`~hmscatalog.metastore.spark_schema.directory_names`)."""
 
     def __init__(self, client: MetastoreClient, table: Table, write_id: str,
-                 options: Mapping[str, str] | None = None) -> None:
+                 options: Mapping[str, str] | None = None,
+                 directories: Sequence[str] | None = None) -> None:
         self._client = client
         self._table = table
+        # How a new partition's directory names its columns (Dt=x, or dt=x).
+        self._directories = list(directory_names(table) if directories is None else directories)
         super().__init__(*_home(table, options), write_id, table.qualified_name, "append")
         self.lock_timeout_s = LOCK_TIMEOUT_S
         self._published: list[str] = []  # where the staged files go, as planned
@@ -295,7 +300,7 @@ class TableCommit(StagedWrite):
 
         # An unpartitioned table's location as it is now, under the lock.
         current = None if names else self._client.get_table(table.database, table.name)
-        directories = directory_names(table)  # a new partition's, as the built-in names it
+        directories = self._directories
         for name, files in staged.items():
             part = existing.get(name)
             location = part.location if part is not None else \

@@ -134,10 +134,12 @@ class DirectCommit(RecordedWrite):
     Args:
         mode: ``append`` or ``overwrite`` (see the module's docstring).
         options: S3 settings for listing and the write's record (pyarrow).
+        directories: as :class:`~hmscatalog.write.commit.TableCommit`'s.
     """
 
     def __init__(self, client: MetastoreClient, table: Table, write_id: str, mode: str,
-                 options: Mapping[str, str] | None = None) -> None:
+                 options: Mapping[str, str] | None = None,
+                 directories: Sequence[str] | None = None) -> None:
         self._client = client
         self._table = table
         self._storage: Storage
@@ -152,7 +154,7 @@ class DirectCommit(RecordedWrite):
         self.base_uri = self._storage.uri(str(base))
         self._elsewhere: dict[str, str] = {}  # partition name -> its directory, off base/k=v
         # How the tasks name a partition's directory below base (Dt=x, or dt=x).
-        self._directories = directory_names(table)
+        self._directories = list(directory_names(table) if directories is None else directories)
         super().__init__(self._storage, self._root, CommitRecord(
             write_id=write_id, table=table.qualified_name, mode=mode,
             owner=Owner.this_process(), staging=str(base / f"{MAGIC_PREFIX}{write_id}"),

@@ -199,10 +199,15 @@ class Runner(Statements):
             names = self.spark.table(f"{catalog}.{table}").schema.fieldNames()
             self._names[(catalog, table)] = {n.lower(): n for n in names}
         named = self._names[(catalog, table)]
-        columns = [quote(c.name) for c in case.columns] + [
+
+        def alias(name: str) -> str:
+            # Spark names a selected column as the query spells it, not as the table does.
+            return quote(named.get(name.lower(), name))
+
+        columns = [f"{quote(c.name)} AS {alias(c.name)}" for c in case.columns] + [
             f"CASE WHEN {quote(p.name)} = '{DEFAULT_PARTITION}' THEN NULL ELSE {quote(p.name)} "
-            f"END AS {quote(named.get(p.name.lower(), p.name))}" if p.name in strings
-            else quote(p.name) for p in case.partitions]
+            f"END AS {alias(p.name)}" if p.name in strings
+            else f"{quote(p.name)} AS {alias(p.name)}" for p in case.partitions]
         return f"(SELECT {', '.join(columns)} FROM {catalog}.{table})"
 
     def run(self, case: Case, full: bool = True) -> list[Finding]:

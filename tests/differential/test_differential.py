@@ -60,10 +60,9 @@ def statuses() -> Iterator[dict[int, str]]:
                         if status != "compared"))
 
 
-# Differences the widened harness found that are not fixed yet (issue 40's closing note lists
-# them): expected to fail; a fix shows as XPASS in the summary.
-KNOWN = {1021: "found by the widened harness, not yet analysed",
-         1029: "found by the widened harness, not yet analysed"}
+# Differences the harness found that are not fixed yet: expected to fail (a fix shows as XPASS
+# in the summary); each is listed in the issue that tracks it.
+KNOWN: dict[int, str] = {}
 
 SEEDS = _seeds()
 # A campaign (seeds chosen by the environment) runs every seed in any tier.

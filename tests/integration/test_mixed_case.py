@@ -95,6 +95,27 @@ def test_writes_name_partitions_as_the_builtin(spark: Any, db: str, client: Meta
     and each partition in the directory the built-in puts it in (Dt=y/HR=6 where it writes
     Parquet and ORC itself and adds partitions, dt=y/hr=6 where Hive's SerDe writes)."""
     case_sensitive(sensitive)
+    _write_both(spark, db, client, fmt, hive_named=fmt == "TEXTFILE")
+
+
+@pytest.mark.parametrize(("fmt", "setting"), [
+    ("PARQUET", "spark.sql.hive.convertMetastoreParquet"),
+    ("ORC", "spark.sql.hive.convertMetastoreOrc"),
+    ("PARQUET", "spark.sql.hive.convertInsertingPartitionedTable")])
+def test_writes_name_partitions_as_the_builtin_writing_through_serdes(
+        spark: Any, db: str, client: MetastoreClient, fmt: str, setting: str) -> None:
+    """With one of the settings that make the built-in write Parquet and ORC tables itself
+    off, it writes them through their Hive SerDe, and Hive names new directories dt=y/hr=6:
+    so do hms's writes then (ADD PARTITION still names them Dt=added/HR=9)."""
+    spark.conf.set(setting, "false")
+    try:
+        _write_both(spark, db, client, fmt, hive_named=True)
+    finally:
+        spark.conf.unset(setting)
+
+
+def _write_both(spark: Any, db: str, client: MetastoreClient, fmt: str,
+                hive_named: bool) -> None:
     for table in ("ours", "theirs"):
         spark.sql(f"CREATE TABLE spark_catalog.{db}.{table} {DDL.format(fmt=fmt)}")
     statements = [
@@ -119,7 +140,7 @@ def test_writes_name_partitions_as_the_builtin(spark: Any, db: str, client: Meta
     assert _directories(client, db, "ours") == _directories(client, db, "theirs")
     added = "Dt=added/HR=9"
     assert _directories(client, db, "ours") == (
-        [added, "Dt=o/HR=10", "Dt=y/HR=6", "Dt=y/HR=7", "Dt=z%2F1/HR=8"] if fmt != "TEXTFILE"
+        [added, "Dt=o/HR=10", "Dt=y/HR=6", "Dt=y/HR=7", "Dt=z%2F1/HR=8"] if not hive_named
         else [added, "dt=o/hr=10", "dt=y/hr=6", "dt=y/hr=7", "dt=z%2F1/hr=8"])
 
 
@@ -242,6 +263,33 @@ def test_a_schema_the_metastore_contradicts_is_not_used(
     case_sensitive(True)
     assert _names(spark, f"hms.{db}.t") == _names(spark, f"spark_catalog.{db}.t") == \
         ["id", "val", "dt", "hr"]
+
+
+def test_a_schema_the_serde_contradicts_is_not_used(
+        spark: Any, db: str, client: MetastoreClient,
+        case_sensitive: Callable[[bool], None]) -> None:
+    """An OpenCSV table Spark created with a BINARY column: its SerDe reads every column as a
+    string, which contradicts the schema Spark stored, so the built-in names its columns in
+    lower case, and hms does everywhere it names them: reads, SHOW PARTITIONS, the rows a
+    dynamic insert sorts (under caseSensitive=true a name in the stored case is not found),
+    ANALYZE of a partition."""
+    for table in ("ours", "theirs"):
+        spark.sql(f"CREATE TABLE spark_catalog.{db}.{table} (a BINARY) PARTITIONED BY "
+                  "(`Part Key` TINYINT, Dt STRING) ROW FORMAT SERDE "
+                  "'org.apache.hadoop.hive.serde2.OpenCSVSerde' STORED AS TEXTFILE")
+    case_sensitive(True)
+    for catalog, table in (("hms", "ours"), ("spark_catalog", "theirs")):
+        spark.sql(f"INSERT INTO {catalog}.{db}.{table} PARTITION (`part key`, dt) "
+                  "VALUES (X'41', -23, 'x')")
+    for table in ("ours", "theirs"):
+        for catalog in ("hms", "spark_catalog"):
+            assert _names(spark, f"{catalog}.{db}.{table}") == ["a", "part key", "dt"]
+            assert _rows(spark, f"SELECT * FROM {catalog}.{db}.{table}") == [("A", -23, "x")]
+            assert _rows(spark, f"SHOW PARTITIONS {catalog}.{db}.{table}") == [
+                ("part key=-23/dt=x",)], (catalog, table)
+    spark.sql(f"ANALYZE TABLE hms.{db}.ours PARTITION (`part key` = -23, dt = 'x') "
+              "COMPUTE STATISTICS")
+    assert client.get_partition(db, "ours", ["-23", "x"]).parameters[SPARK_NUM_ROWS] == "1"
 
 
 def test_names_differing_only_in_case_are_refused(spark: Any, db: str, client: MetastoreClient,
