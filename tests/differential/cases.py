@@ -396,5 +396,21 @@ def draw(seed: int) -> Case:
                  for _ in range(n_rows))
     reads = _reads(rnd, data, parts, pools, edgy)
     create_through = rnd.choice(("hms", "builtin"))
+    for p in parts:
+        # FLOAT and DOUBLE: compared with NaN, the infinities, zero and numbers beyond the
+        # rows' (Spark orders NaN above every number and takes NaN = NaN, -0.0 = 0.0), often
+        # with a row of NaN beside the others.
+        if p.type[0] not in ("float", "double") or rnd.random() < 0.1:
+            continue
+        if "NaN" not in pools[p.name] and rnd.random() < 0.6:
+            rows += (tuple(literal(rnd, c.type, edgy) for c in data) + tuple(
+                typed(q.type, "NaN" if q is p else rnd.choice(pools[q.name])) for q in parts),)
+        texts = [*pools[p.name], rnd.choice(("NaN", "Infinity", "-Infinity", "-0.0", "1000"))]
+        # A value of the rows as a literal of the column's type: a FLOAT one is single precision.
+        equal = f"{quote(p.name)} = {typed(p.type, rnd.choice(texts))}" if rnd.random() < 0.5 \
+            else predicate(rnd, p, texts, True, rnd.choice(("=", "<=>", "IN")))
+        wheres = (equal, predicate(rnd, p, texts, True))
+        reads.append(UNION.join(f"SELECT {i} AS `#`, * FROM {{t}} WHERE {_braced(where)}"
+                                for i, where in enumerate(wheres)))
     return Case(seed, fmt, data, parts, rows, create_through, tuple(steps),
                 tuple(sorted(chosen.items())), tuple(reads))
