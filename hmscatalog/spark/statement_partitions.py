@@ -26,7 +26,24 @@ def _metastore_value(text: str | None, hive_type: HiveType) -> str:
     """
     if text is None:
         return DEFAULT_PARTITION_NAME
+    if hive_type.kind in ("char", "varchar") and hive_type.length is not None:
+        text = _fitted(text, hive_type.kind, hive_type.length)
     return format_value(parse_value(text, hive_type), hive_type) or DEFAULT_PARTITION_NAME
+
+
+def _fitted(text: str, kind: str, length: int) -> str:
+    """A CHAR or VARCHAR value of a PARTITION clause as Spark takes it (its write-side check):
+    spaces beyond the length dropped, a CHAR padded to it, so that ``PARTITION (c = 'a')``
+    names the partition a CHAR(3) column holds as ``'a  '``.
+
+    Raises:
+        InvalidPartitionValue: the value is longer than the length.
+    """
+    if len(text) > length:
+        if text[length:].strip(" "):
+            raise InvalidPartitionValue(f"{text!r} is longer than {length}")
+        text = text[:length]
+    return text.ljust(length) if kind == "char" else text
 
 
 def clause_strings(table: Table, given: Mapping[str, str | None],

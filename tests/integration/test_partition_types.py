@@ -126,6 +126,43 @@ def test_char_and_varchar_partition_columns(spark: Any, db: str, fmt: str) -> No
     assert _partitions(spark, f"hms.{db}.ours") == _partitions(spark, f"hms.{db}.theirs")
 
 
+def test_char_values_in_partition_clauses(spark: Any, db: str) -> None:
+    """A PARTITION clause's CHAR value is padded to the column's length and a VARCHAR one
+    checked against it, as Spark takes them: SHOW, ADD and DROP PARTITION name the partition
+    the column holds padded ('42    '); a value longer than the length is refused."""
+    for catalog, table in (("hms", "ours"), ("spark_catalog", "theirs")):
+        spark.sql(f"CREATE TABLE {catalog}.{db}.{table} (id INT) PARTITIONED BY "
+                  "(c CHAR(6), v VARCHAR(3)) STORED AS PARQUET")
+        spark.sql(f"INSERT INTO {catalog}.{db}.{table} PARTITION (c, v) VALUES "
+                  "(1, '42', 'a'), (2, 'x', 'b')")
+    for table in ("ours", "theirs"):
+        statements = [f"ALTER TABLE {{}}.{db}.{table} ADD PARTITION (c = 'ab', v = 'c  ')",
+                      f"ALTER TABLE {{}}.{db}.{table} DROP PARTITION (c = 'x')"]
+        for statement in statements:  # each catalog into its own table
+            spark.sql(statement.format("hms" if table == "ours" else "spark_catalog"))
+        for catalog in ("hms", "spark_catalog"):
+            assert _partitions(spark, f"{catalog}.{db}.{table} PARTITION (c = '42')") == [
+                "c=42    /v=a"], (catalog, table)
+    assert _partitions(spark, f"hms.{db}.ours") == \
+        _partitions(spark, f"spark_catalog.{db}.theirs") == ["c=42    /v=a", "c=ab    /v=c  "]
+    # Refused as the built-in refuses them (Spark's check), a partial DROP's by hms, naming
+    # the value, the column and the table; nothing changes.
+    spark_error = "[EXCEED_LIMIT_LENGTH] Exceeds char/varchar type length limitation: {}."
+    ours = ("[HMS_INVALID_PARTITION_VALUE] partition value '1234567' of column c of "
+            f"`hms`.`{db}`.`ours` is not a valid char(6)")
+    for statement, first in (("SHOW PARTITIONS {} PARTITION (c = '1234567')", None),
+                             ("ALTER TABLE {} DROP PARTITION (c = '1234567')", ours),
+                             ("ALTER TABLE {} ADD PARTITION (c = '1234567', v = 'a')", None),
+                             ("ALTER TABLE {} DROP PARTITION (c = '42', v = 'abcd')", None)):
+        limit = 3 if "abcd" in statement else 6
+        for table in (f"hms.{db}.ours", f"spark_catalog.{db}.theirs"):
+            with pytest.raises(Exception) as refused:
+                spark.sql(statement.format(table))
+            expected = first if first and table.startswith("hms") else spark_error.format(limit)
+            assert _first_line(refused.value).startswith(expected), (statement, table)
+    assert _partitions(spark, f"hms.{db}.ours") == ["c=42    /v=a", "c=ab    /v=c  "]
+
+
 @pytest.mark.parametrize(("column", "good", "foreign"), [
     ("i INT", "3", "7.9"),
     ("i INT", "3", "2147483648"),
