@@ -4,7 +4,9 @@ Spark states a fully static ``INSERT OVERWRITE ... PARTITION (...)`` to a catalo
 builder as an overwrite by those values only in static mode
 (``spark.sql.sources.partitionOverwriteMode``); in dynamic mode it asks for a dynamic overwrite,
 which names no partition, so a write of no rows would leave the clause's partition as it was,
-where Hive and the built-in catalog replace it (by an empty one). And Spark refuses
+where Hive and the built-in catalog replace it (by an empty one). A fully static
+``INSERT INTO ... PARTITION (...)`` reaches the builder as a plain append: with no rows it would
+register nothing, where Hive and the built-in make the (empty) partition. And Spark refuses
 ``IF NOT EXISTS`` for every catalog but its own (``INSERT_PARTITION_SPEC_IF_NOT_EXISTS``).
 
 The analyzer rule (:mod:`hmscatalog.spark.hooks`) sees the clause before Spark folds it into
@@ -13,7 +15,7 @@ the write builder as it passes ``INSERT ... WITH (...)``'s options
 (:class:`~hmscatalog.spark.write.HmsWriteBuilder`):
 
 * :data:`STATIC_PARTITION`: the clause's values as written (JSON: column → text, ``null`` for
-  NULL), when an INSERT OVERWRITE names every partition column;
+  NULL), when an INSERT (INTO or OVERWRITE) names every partition column;
 * :data:`IF_NOT_EXISTS`: the clause's ``IF NOT EXISTS``, which the statement then no longer
   carries: the write commits nothing when the partition exists (Hive's and the built-in's
   semantics).
@@ -47,8 +49,8 @@ def rewritten_insert(jvm: Jvm, catalog: str, table: Table, insert: Any) -> Any:
     dynamic, naming the table and the columns.
     """
     names = table.partition_spec.names
-    overwrite, if_not_exists = plans.insert_flags(insert)
-    if not names or not overwrite:
+    if_not_exists = plans.if_partition_not_exists(insert)
+    if not names:
         return None
     static = {key.lower(): value for key, value in plans.static_values(jvm, insert).items()}
     wanted: dict[str, str] = {}

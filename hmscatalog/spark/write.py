@@ -91,7 +91,7 @@ class HmsWriteBuilder(JavaProxy):
     form of a PARTITION clause), ``truncate`` or ``overwriteDynamicPartitions`` replace. A
     fully static clause and IF NOT EXISTS come as options from the analyzer rule
     (:mod:`hmscatalog.spark.insert_clause`): in dynamic mode the clause's partition is
-    replaced even by no rows, as in static mode."""
+    replaced even by no rows, as in static mode, and an append makes it even with no rows."""
 
     class Java:
         implements = [f"{WRITE}.SupportsOverwriteV2", f"{WRITE}.SupportsDynamicOverwrite"]
@@ -139,6 +139,8 @@ class HmsWriteBuilder(JavaProxy):
 
     def build(self) -> Any:
         table = self._table
+        if self._mode == "append":  # INSERT INTO ... PARTITION (every column static)
+            self._static = self._clause.metastore_strings(self._jvm, table)
         check_compression(self._jvm, table,
                           self._jvm.to_dict(self._info.options().asCaseSensitiveMap()))
         return SortedWrite(

@@ -195,8 +195,9 @@ class TableCommit(StagedWrite):
 
         Args:
             mode: ``append`` adds files; ``overwrite`` replaces the files of every partition
-                that received rows, and, when ``static`` names every partition column, of that
-                partition even if no row was written (Hive's INSERT OVERWRITE).
+                that received rows. When ``static`` names every partition column, that
+                partition is replaced (overwrite) or made (append) even if no row was written
+                (Hive's INSERT ... PARTITION with every column static).
             static: the write's static partition values (column → metastore string).
             check: called with the number of partitions written before anything moves; what
                 it raises aborts the commit (the staged files are removed).
@@ -228,7 +229,7 @@ class TableCommit(StagedWrite):
             staged.setdefault(name, [])
         if mode == "overwrite" and not names:
             staged.setdefault("", [])  # an unpartitioned table is replaced, even by no rows
-        elif mode == "overwrite" and static is not None and set(static) == set(names):
+        elif names and static is not None and set(static) == set(names):
             staged.setdefault(make_part_name(names, [static[n] for n in names]), [])
         record = self._record
         registered: list[str] = []

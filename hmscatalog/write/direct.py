@@ -195,8 +195,9 @@ class DirectCommit(RecordedWrite):
             written: the partition names (``k=v/...``) the tasks wrote files into; ``[""]``
                 for an unpartitioned table that received files.
             complete: completes the uploads (the job's commit); files are visible after it.
-            static: the write's static partition values (an overwrite with every partition
-                column static replaces that partition even when no row was written).
+            static: the write's static partition values (with every partition column
+                static, that partition is replaced, or made by an append, even when no row
+                was written).
             check: called with the number of partitions written before anything is visible.
         """
         table, record = self._table, self._record
@@ -205,7 +206,7 @@ class DirectCommit(RecordedWrite):
         targets = dict.fromkeys(with_keys(name, names) for name in written)
         if self._mode == "overwrite" and not names:
             targets.setdefault("")
-        elif self._mode == "overwrite" and static is not None and set(static) == set(names):
+        elif names and static is not None and set(static) == set(names):
             targets.setdefault(make_part_name(names, [static[n] for n in names]))
         keep = config.read_count(table.parameters, config.WRITE_KEEP_REPLACED_SECONDS,
                                  f"Table {table.qualified_name}")
@@ -213,7 +214,7 @@ class DirectCommit(RecordedWrite):
         try:
             if check is not None:
                 check(len(targets))
-            existing = self._plan(list(targets))
+            existing = self._plan(list(targets), filled=set(with_keys(n, names) for n in written))
             self._complete(complete)
             steps.publish(self._client, self._storage, table, record, registered,
                           existing=list(existing.values()))
@@ -240,7 +241,9 @@ class DirectCommit(RecordedWrite):
         self._journal.storage.delete(self._record.staging)
         self._journal.remove(self._record.write_id)
 
-    def _plan(self, written: list[str]) -> dict[str, Partition]:
+    def _plan(self, written: list[str], filled: set[str]) -> dict[str, Partition]:
+        """``written``: the partitions the write makes or changes; ``filled``: those of them
+        that received files."""
         table, record = self._table, self._record
         names = table.partition_spec.names
         existing: dict[str, Partition] = {}
@@ -261,7 +264,7 @@ class DirectCommit(RecordedWrite):
                 continue
             location = held.location
             if self._mode == "append":
-                if not _same(location, self._storage.uri(str(target))):
+                if name in filled and not _same(location, self._storage.uri(str(target))):
                     raise HmsCatalogError(
                         f"hms cannot append to {'partition ' + name if name else 'table'} of "
                         f"{table.qualified_name} on S3: its location {location} is not "

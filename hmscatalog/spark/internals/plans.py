@@ -68,9 +68,10 @@ def static_values(jvm: Jvm, insert: Any) -> dict[str, str | None]:
     return found
 
 
-def insert_flags(insert: Any) -> tuple[bool, bool]:
-    """Whether an ``InsertIntoStatement`` overwrites, and whether it has IF NOT EXISTS."""
-    return bool(insert.overwrite()), bool(insert.ifPartitionNotExists())
+def if_partition_not_exists(insert: Any) -> bool:
+    """Whether an ``InsertIntoStatement`` has IF NOT EXISTS (only an OVERWRITE parses with
+    it)."""
+    return bool(insert.ifPartitionNotExists())
 
 
 def table_options(jvm: Jvm, insert: Any) -> dict[str, str]:
