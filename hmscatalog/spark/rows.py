@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from hmscatalog.errors import InvalidPartitionValue
-from hmscatalog.partitions.codec import DEFAULT_PARTITION_NAME
+from hmscatalog.partitions.codec import DEFAULT_PARTITION_NAME, make_part_name
 from hmscatalog.partitions.spec import PartitionSpec
 from hmscatalog.partitions.types import HiveType, NumberText, format_value, parse_value
 from hmscatalog.spark.internals.catalyst import cast_strings, decimal_value
@@ -69,6 +69,31 @@ def internal_row(jvm: Jvm, spec: PartitionSpec, strings: Sequence[str], time_zon
         for text, column in zip(strings, spec.columns, strict=True)]
     types = ["string" if c.type.is_string else str(c.type) for c in spec.columns]
     return cast_strings(jvm, values, types, time_zone, ansi=ansi)
+
+
+def checked_partition_row(jvm: Jvm, table: str, spec: PartitionSpec, values: Sequence[str],
+                          time_zone: str, ansi: bool) -> Any:
+    """:func:`internal_row` of the partition with ``values`` of table ``table`` (its qualified
+    name) partitioned by ``spec``, cast as the
+    built-in catalog casts partition values when it reads: by the session's
+    ``spark.sql.ansi.enabled`` (``ansi``), strictly or leniently (``'7.9'`` in an INT column is
+    7, an overflow NULL).
+
+    Raises:
+        InvalidPartitionValue: under ANSI, a value Spark's cast refuses (naming the table, the
+            partition and Spark's reason).
+    """
+    try:
+        return internal_row(jvm, spec, values, time_zone, ansi=ansi)
+    except Exception as exc:  # Spark's CAST_INVALID_INPUT, CAST_OVERFLOW...
+        if not ansi:
+            raise
+        message = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise InvalidPartitionValue(
+            f"table {table}: partition {make_part_name(spec.names, list(values))} cannot be "
+            f"read as its columns' types "
+            f"({', '.join(f'{c.name} {c.type}' for c in spec.columns)}) "
+            f"with spark.sql.ansi.enabled=true: {message}") from None
 
 
 def _python_value(row: Any, index: int, hive_type: HiveType, time_zone: str) -> Any:

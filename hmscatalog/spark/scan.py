@@ -19,7 +19,7 @@ from datetime import tzinfo
 from functools import partial
 from typing import Any, NamedTuple
 
-from hmscatalog.errors import HmsCatalogError, InvalidPartitionValue
+from hmscatalog.errors import HmsCatalogError
 from hmscatalog.expressions.instants import zone_of
 from hmscatalog.expressions.predicates import IsNotNull, Predicate, and_all
 from hmscatalog.metastore.cache import MetadataCache
@@ -34,7 +34,7 @@ from hmscatalog.spark.internals import read
 from hmscatalog.spark.internals.session import sql_conf, time_zone
 from hmscatalog.spark.jvm import JavaProxy, Jvm
 from hmscatalog.spark.listing import ListingCache, directory_stamps
-from hmscatalog.spark.rows import decimals_fit, internal_row
+from hmscatalog.spark.rows import checked_partition_row, decimals_fit
 from hmscatalog.spark.runtime_scan import PREDICATE, READ, HmsScan, Runtime
 from hmscatalog.spark.serde_io import recursive_directories, serde_scan
 from hmscatalog.spark.statistics import ScanStatistics, table_statistics
@@ -274,18 +274,7 @@ class HmsScanBuilder(JavaProxy):
                     raise
         zone = time_zone(jvm)
         ansi = bool(sql_conf(jvm).ansiEnabled())
-        rows = []
-        for part in selection.partitions:
-            try:
-                rows.append((internal_row(jvm, table.partition_spec, part.values, zone,
-                                          ansi=ansi), part.location))
-            except Exception as exc:  # Spark's CAST_INVALID_INPUT, CAST_OVERFLOW...
-                if not ansi:
-                    raise
-                message = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-                raise InvalidPartitionValue(
-                    f"table {table.qualified_name}: partition "
-                    f"{make_part_name(names, list(part.values))} cannot be read as its columns' "
-                    f"types ({', '.join(f'{c.name} {c.type}' for c in table.partition_keys)}) "
-                    f"with spark.sql.ansi.enabled=true: {message}") from None
+        rows = [(checked_partition_row(jvm, table.qualified_name, table.partition_spec,
+                                      part.values, zone, ansi), part.location)
+                for part in selection.partitions]
         return read.partition_spec(jvm, partition_schema, rows)

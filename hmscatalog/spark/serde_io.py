@@ -29,8 +29,9 @@ from hmscatalog.metastore.serde import (
 from hmscatalog.metastore.spark_schema import partition_column_names
 from hmscatalog.partitions.codec import DEFAULT_PARTITION_NAME
 from hmscatalog.sources.source import Selection
-from hmscatalog.spark.internals.session import time_zone
+from hmscatalog.spark.internals.session import sql_conf, time_zone
 from hmscatalog.spark.jvm import Jvm
+from hmscatalog.spark.rows import checked_partition_row
 from hmscatalog.spark.statistics import TableStatistics
 
 SCAN_CLASS = "io.hmscatalog.spark.HiveSerdeScan"
@@ -185,9 +186,14 @@ def serde_scan(jvm: Jvm, table: Table, selection: Selection, required: Any,
         selection = replace(selection, partitions=serde_chosen)
     partitions = _partitions(table, selection)
     check_readable(jvm, table, partitions)
+    zone = time_zone(jvm)
+    if sql_conf(jvm).ansiEnabled():  # the scan casts leniently; the built-in then fails
+        for part in partitions:
+            checked_partition_row(jvm, table.qualified_name, table.partition_spec,
+                                  part.values, zone, ansi=True)
     spec = {
         "table": table.qualified_name,
-        "timeZone": time_zone(jvm),
+        "timeZone": zone,
         "skipHeader": _count(jvm, table, "skip.header.line.count"),
         "recursive": recursive_directories(table),
         "tableSerde": table.storage.serde,
