@@ -244,7 +244,9 @@ class HmsTable(ReadOnlyTable):
         return self.dropPartitions([ident])
 
     def dropPartitions(self, idents: Any) -> bool:
-        names = [self._name(i) for i in idents]
+        # Once each: the metastore drops none of a list that names one twice
+        # (ALTER TABLE ... DROP PARTITION (p='x'), PARTITION (p='x') drops it in Spark).
+        names = list(dict.fromkeys(self._name(i) for i in idents))
         try:
             # The metastore keeps the files of external tables whatever deleteData says.
             self._client().drop_partitions(self.table.database, self.table.name, names,

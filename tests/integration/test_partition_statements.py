@@ -114,6 +114,9 @@ def _partial_drops(spark: Any, table: str) -> list[Any]:
         "ALTER TABLE {t} DROP IF EXISTS PARTITION (p='zz')",
         "ALTER TABLE {t} DROP PARTITION (p=NULL)",  # the default partition of p
         "ALTER TABLE {t} DROP PARTITION (q=NULL) PURGE",
+        # A partition named twice is dropped (the metastore dropped none of such a list).
+        "ALTER TABLE {t} DROP PARTITION (p='b'), PARTITION (q=1)",  # b/1 twice, c/1
+        "ALTER TABLE {t} DROP PARTITION (p='d', q=10), PARTITION (P='d', q=10)",
     ]:
         spark.sql(statement.format(t=table))
         seen.append(_state(spark, table))
@@ -131,6 +134,8 @@ _PARTIAL_DROPS = [
      "p=f/q=__HIVE_DEFAULT_PARTITION__"],
     ["p=b/q=1", "p=c/q=1", "p=d/q=10", "p=f/q=__HIVE_DEFAULT_PARTITION__"],
     ["p=b/q=1", "p=c/q=1", "p=d/q=10"],
+    ["p=d/q=10"],
+    [],
 ]
 
 
