@@ -73,6 +73,7 @@ class StorageFormat(enum.Enum):
                 f"unknown storage format {name!r}; expected one of {choices}"
             ) from None
 
+
     @classmethod
     def detect(cls, input_format: str | None, serde: str | None) -> StorageFormat | None:
         """The format whose input format or serde matches, or ``None`` for anything else."""
@@ -84,6 +85,10 @@ class StorageFormat(enum.Enum):
 
 
 _DETECTED: dict[tuple[str | None, str | None], StorageFormat | None] = {}
+
+# The formats Spark reads with its own Parquet and ORC readers; every other is read through
+# the table's Hive SerDe.
+NATIVE_FORMATS = (StorageFormat.PARQUET, StorageFormat.ORC)
 
 
 @dataclass(frozen=True)

@@ -7,11 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from hmscatalog.metastore.model import Column, Partition, Storage, StorageFormat, Table
-
-# The formats Spark reads with its own Parquet and ORC readers; every other is read through
-# the table's Hive SerDe.
-NATIVE_FORMATS = (StorageFormat.PARQUET, StorageFormat.ORC)
+from hmscatalog.metastore.model import Column, Partition, Storage, Table
+from hmscatalog.metastore.spark_schema import spark_names
 
 # The SerDes whose columns are the metastore's (the default of Hive's
 # hive.serdes.using.metastore.for.schema). Every other one reads a table with columns of its own,
@@ -31,12 +28,19 @@ AVRO_SCHEMA_KEYS = ("avro.schema.literal", "avro.schema.url")
 
 def _properties(table: Table, storage: Storage, columns: Sequence[Column],
                 parameters: Mapping[str, str]) -> dict[str, str]:
+    # Columns named in the case Spark stored them, as the built-in catalog names them to a
+    # SerDe: Avro's matches the fields of its files by name, case-sensitively (aB, not ab).
+    cased = {name.lower(): name for name in spark_names(table) or ()}
+
+    def named(column: Column) -> str:
+        return cased.get(column.name.lower(), column.name)
+
     props = {
         "file.inputformat": storage.input_format or "",
         "file.outputformat": storage.output_format or "",
         "name": table.qualified_name,
         "bucket_count": str(storage.num_buckets),
-        "columns": ",".join(c.name for c in columns),
+        "columns": ",".join(named(c) for c in columns),
         "columns.types": ":".join(c.type for c in columns),
         "columns.comments": "\0".join(c.comment or "" for c in columns),
     }
@@ -47,7 +51,7 @@ def _properties(table: Table, storage: Storage, columns: Sequence[Column],
     if storage.serde:
         props["serialization.lib"] = storage.serde
     if table.partition_keys:
-        props["partition_columns"] = "/".join(c.name for c in table.partition_keys)
+        props["partition_columns"] = "/".join(named(c) for c in table.partition_keys)
         props["partition_columns.types"] = ":".join(c.type for c in table.partition_keys)
     props.update(storage.serde_parameters)
     props.update(parameters)

@@ -25,8 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from hmscatalog.metastore.model import Table
-from hmscatalog.metastore.serde import NATIVE_FORMATS
+from hmscatalog.metastore.model import NATIVE_FORMATS, Table
 
 SCHEMA = "spark.sql.sources.schema"
 SCHEMA_NUM_PARTS = f"{SCHEMA}.numParts"

@@ -24,8 +24,7 @@ from hmscatalog.expressions.instants import zone_of
 from hmscatalog.expressions.predicates import IsNotNull, Predicate, and_all
 from hmscatalog.metastore.cache import MetadataCache
 from hmscatalog.metastore.client import MetastoreClient
-from hmscatalog.metastore.model import StorageFormat, Table
-from hmscatalog.metastore.serde import NATIVE_FORMATS
+from hmscatalog.metastore.model import NATIVE_FORMATS, StorageFormat, Table
 from hmscatalog.partitions.codec import make_part_name, partition_path
 from hmscatalog.sources.choose import source_for
 from hmscatalog.sources.source import ReadTarget, Selection, describe

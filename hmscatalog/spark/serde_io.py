@@ -18,9 +18,8 @@ from dataclasses import replace
 from typing import Any
 
 from hmscatalog import config
-from hmscatalog.metastore.model import Column, Partition, StorageFormat, Table
+from hmscatalog.metastore.model import NATIVE_FORMATS, Column, Partition, StorageFormat, Table
 from hmscatalog.metastore.serde import (
-    NATIVE_FORMATS,
     columns_from_serde,
     partition_properties,
     schema_property,

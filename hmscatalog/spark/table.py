@@ -7,8 +7,7 @@ from dataclasses import replace
 from typing import Any
 
 from hmscatalog.errors import AlreadyExists, InvalidOperation, NoSuchPartition
-from hmscatalog.metastore.model import Partition, Table
-from hmscatalog.metastore.serde import NATIVE_FORMATS
+from hmscatalog.metastore.model import NATIVE_FORMATS, Partition, Table
 from hmscatalog.metastore.spark_schema import is_schema_property, with_spark_case
 from hmscatalog.partitions.codec import make_part_name, parse_part_name, partition_path
 from hmscatalog.projection.config import TEMPLATE

@@ -20,8 +20,8 @@ from hmscatalog.errors import DynamicPartitionError, HmsCatalogError, WriteFaile
 from hmscatalog.expressions.instants import Instant, zone_of
 from hmscatalog.expressions.literals import Uncomparable, coerce_literal
 from hmscatalog.expressions.predicates import AlwaysTrue, Compare, EqualNullSafe, IsNull
-from hmscatalog.metastore.model import StorageFormat, Table
-from hmscatalog.metastore.serde import NATIVE_FORMATS, table_properties
+from hmscatalog.metastore.model import NATIVE_FORMATS, StorageFormat, Table
+from hmscatalog.metastore.serde import table_properties
 from hmscatalog.metastore.spark_schema import directory_names
 from hmscatalog.partitions.codec import DEFAULT_PARTITION_NAME
 from hmscatalog.partitions.spec import PartitionSpec

@@ -62,8 +62,7 @@ def statuses() -> Iterator[dict[int, str]]:
 
 # Differences the harness found that are not fixed yet: expected to fail (a fix shows as XPASS
 # in the summary); each is listed in the issue that tracks it.
-KNOWN: dict[int, str] = {
-    1137: "a VARCHAR value ' ' hms writes to an Avro table reads back as NULL"}
+KNOWN: dict[int, str] = {}
 
 SEEDS = _seeds()
 # A campaign (seeds chosen by the environment) runs every seed in any tier.
