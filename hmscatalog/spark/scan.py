@@ -155,7 +155,8 @@ class HmsScanBuilder(JavaProxy):
                 # (Parquet and ORC ones through Spark's readers).
                 assert target.table is not None
                 return serde_scan(self._jvm, target.table, chosen, self._required,
-                                  table_statistics(target.properties), file_scan)
+                                  table_statistics(target.properties), file_scan,
+                                  partition_values_used=bool(columns or partition_predicates))
             return file_scan(chosen, target.format, self._required)
 
         # Spark resolves runtime filters against the scan's output: only columns it reads.

@@ -164,7 +164,8 @@ FileScans = Callable[[Selection, StorageFormat, Any], Any]
 
 
 def serde_scan(jvm: Jvm, table: Table, selection: Selection, required: Any,
-               statistics: TableStatistics, file_scan: FileScans) -> Any:
+               statistics: TableStatistics, file_scan: FileScans, *,
+               partition_values_used: bool) -> Any:
     """A ``HiveSerdeScan`` of the selected partitions of ``table`` (all of it, unpartitioned),
     reading the columns of ``required`` (a ``StructType``), reporting ``statistics``. The scan
     reads whole structs, whatever fields of them ``required`` names (Spark's nested schema
@@ -172,7 +173,11 @@ def serde_scan(jvm: Jvm, table: Table, selection: Selection, required: Any,
 
     Partitions stored as Parquet or ORC are read by ``file_scan``'s scans of them, one per
     format, not through their SerDe (Hive's ParquetHiveSerDe cannot read a DECIMAL that Spark
-    wrote as an INT32 or INT64): each partition is read as a table of its format is."""
+    wrote as an INT32 or INT64): each partition is read as a table of its format is.
+
+    ``partition_values_used``: the query reads a partition column or filters on one. Only
+    then does the built-in cast the partition values (``HadoopTableReader``, and its pruning),
+    and under ``spark.sql.ansi.enabled`` fail on one its cast refuses, as this scan does."""
     by_format: dict[StorageFormat | None, list[Any]] = {}
     for chosen in selection.partitions if table.partition_keys else []:
         stored = chosen.partition.storage.format if chosen.partition else table.format
@@ -186,7 +191,7 @@ def serde_scan(jvm: Jvm, table: Table, selection: Selection, required: Any,
     partitions = _partitions(table, selection)
     check_readable(jvm, table, partitions)
     zone = time_zone(jvm)
-    if sql_conf(jvm).ansiEnabled():  # the scan casts leniently; the built-in then fails
+    if partition_values_used and sql_conf(jvm).ansiEnabled():  # the scan casts leniently
         for part in partitions:
             checked_partition_row(jvm, table.qualified_name, table.partition_spec,
                                   part.values, zone, ansi=True)
