@@ -412,5 +412,12 @@ def draw(seed: int) -> Case:
         wheres = (equal, predicate(rnd, p, texts, True))
         reads.append(UNION.join(f"SELECT {i} AS `#`, * FROM {{t}} WHERE {_braced(where)}"
                                 for i, where in enumerate(wheres)))
+    if parts and rnd.random() < 0.2:
+        # Last, an overwrite by no rows of a partition named in full (mostly one the rows
+        # have), in either overwrite mode: Spark states it as a dynamic overwrite in dynamic
+        # mode, which names no partition, where Hive and the built-in replace it.
+        spec = tuple((p.name, _static(rnd, p, pools, edgy)) for p in parts)
+        steps.append(Step("insert", True, spec, EMPTY))
+        chosen[OVERWRITE_MODE] = rnd.choice(("dynamic", "dynamic", "static"))
     return Case(seed, fmt, data, parts, rows, create_through, tuple(steps),
                 tuple(sorted(chosen.items())), tuple(reads))
