@@ -64,6 +64,27 @@ def test_nan_and_infinities_are_pruned_as_spark_orders_them(spark: Any, db: str,
     assert _ids(spark, f"SELECT id FROM hms.{db}.g WHERE g > 1000") == [0, 1]  # NaN, Infinity
 
 
+@pytest.mark.parametrize("stored", ["ORC", "TEXTFILE"])
+@pytest.mark.cases(1)
+def test_an_or_with_a_side_spark_has_no_filter_for(spark: Any, db: str, stored: str) -> None:
+    """Spark's V1 form of an OR one side of which it cannot state as a V1 filter (a BOOLEAN
+    column compared with a BOOLEAN literal by <, <=, >, >=) is the other side alone: hms
+    pruned to it, and ``(b <= true) OR (dt <= 5)`` found nothing of (false, 9) (harness seed
+    1397). Each predicate keeps the partitions the built-in keeps."""
+    spark.sql(f"CREATE TABLE spark_catalog.{db}.t (id INT) PARTITIONED BY (b BOOLEAN, dt BIGINT) "
+              f"STORED AS {stored}")
+    spark.sql(f"INSERT INTO spark_catalog.{db}.t PARTITION (b, dt) VALUES (1, false, 9), "
+              "(2, true, 1), (3, true, 9), (4, NULL, 9), (5, false, 1)")
+    for predicate in ["(b <= true) OR (dt <= 5)", "NOT ((b <= true) AND (dt <= 5))",
+                      "(b > false) OR (dt = 1)", "(b < true) OR (dt IN (1, 2))",
+                      "(b >= true) OR (b IS NULL)", "NOT ((b > false) OR (dt > 5))",
+                      "(b <= true) AND (dt <= 5)"]:
+        expected = _ids(spark, f"SELECT id FROM spark_catalog.{db}.t WHERE {predicate}")
+        assert _ids(spark, f"SELECT id FROM hms.{db}.t WHERE {predicate}") == expected, predicate
+    assert _ids(spark, f"SELECT id FROM hms.{db}.t WHERE (b <= true) OR (dt <= 5)") == \
+        [1, 2, 3, 5]
+
+
 def test_a_float_partition_matches_a_float_literal(spark: Any, db: str) -> None:
     """FLOAT 0.1 is stored as '0.1': the literal CAST(0.1 AS FLOAT) finds it (hms compared it
     with the double 0.1 and found nothing)."""

@@ -27,15 +27,21 @@ DATASOURCES = "org.apache.spark.sql.execution.datasources"
 
 def v1_filters(jvm: Jvm, predicates: Any) -> tuple[list[Any], list[Any | None]]:
     """The V2 predicates Spark pushed (a Java array), and each one's V1 ``Filter`` (``None``
-    where it has none), by ``org.apache.spark.sql.internal.connector.PredicateUtils.toV1``: all
-    in one call, one by one only when some have no V1 form."""
+    where it has none that says the same), by
+    ``org.apache.spark.sql.internal.connector.PredicateUtils.toV1``: all in one call, one by one
+    only when some have no V1 form.
+
+    ``toV1`` of an OR one side of which has no V1 form (``b <= true``: a BOOLEAN literal is
+    the predicate ALWAYS_TRUE) returns the other side, which selects less than the OR: a V1
+    filter counts only when it converts back to the very predicate (``toV2``)."""
     utils = jvm.cls("org.apache.spark.sql.internal.connector.PredicateUtils")
     v2 = jvm.items(predicates)
     v1: list[Any | None] = jvm.items(utils.toV1(predicates))
     if len(v1) != len(v2):  # some have no V1 form: find which
         options = [utils.toV1(p) for p in v2]
         v1 = [o.get() if o.isDefined() else None for o in options]
-    return v2, v1
+    return v2, [f if f is not None and f.toV2().equals(p) else None
+                for p, f in zip(v2, v1, strict=True)]
 
 
 # Implementation classes of V2 expression operands: FieldReference and LiteralValue are
