@@ -62,7 +62,9 @@ def statuses() -> Iterator[dict[int, str]]:
 
 # Differences the harness found that are not fixed yet: expected to fail (a fix shows as XPASS
 # in the summary); each is listed in the issue that tracks it.
-KNOWN: dict[int, str] = {}
+KNOWN: dict[int, str] = {
+    1457: "a filter on a CHAR partition column does not prune (read-side padding is not pushed):"
+          " a JSON partition holding Infinity, which the built-in prunes away, is read"}
 
 SEEDS = _seeds()
 # A campaign (seeds chosen by the environment) runs every seed in any tier.
