@@ -73,7 +73,6 @@ class StorageFormat(enum.Enum):
                 f"unknown storage format {name!r}; expected one of {choices}"
             ) from None
 
-
     @classmethod
     def detect(cls, input_format: str | None, serde: str | None) -> StorageFormat | None:
         """The format whose input format or serde matches, or ``None`` for anything else."""

@@ -74,10 +74,9 @@ def internal_row(jvm: Jvm, spec: PartitionSpec, strings: Sequence[str], time_zon
 def checked_partition_row(jvm: Jvm, table: str, spec: PartitionSpec, values: Sequence[str],
                           time_zone: str, ansi: bool) -> Any:
     """:func:`internal_row` of the partition with ``values`` of table ``table`` (its qualified
-    name) partitioned by ``spec``, cast as the
-    built-in catalog casts partition values when it reads: by the session's
-    ``spark.sql.ansi.enabled`` (``ansi``), strictly or leniently (``'7.9'`` in an INT column is
-    7, an overflow NULL).
+    name) partitioned by ``spec``, cast as the built-in catalog casts partition values when it
+    reads: by the session's ``spark.sql.ansi.enabled`` (``ansi``), strictly or leniently
+    (``'7.9'`` in an INT column is 7, an overflow NULL).
 
     Raises:
         InvalidPartitionValue: under ANSI, a value Spark's cast refuses (naming the table, the

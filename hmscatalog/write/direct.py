@@ -204,6 +204,7 @@ class DirectCommit(RecordedWrite):
         names = table.partition_spec.names
         # The tasks' directories (Dt=x/...) by the metastore's names of their partitions.
         targets = dict.fromkeys(with_keys(name, names) for name in written)
+        filled = set(targets)
         if self._mode == "overwrite" and not names:
             targets.setdefault("")
         elif names and static is not None and set(static) == set(names):
@@ -214,7 +215,7 @@ class DirectCommit(RecordedWrite):
         try:
             if check is not None:
                 check(len(targets))
-            existing = self._plan(list(targets), filled=set(with_keys(n, names) for n in written))
+            existing = self._plan(list(targets), filled)
             self._complete(complete)
             steps.publish(self._client, self._storage, table, record, registered,
                           existing=list(existing.values()))
