@@ -83,6 +83,13 @@ def test_an_or_with_a_side_spark_has_no_filter_for(spark: Any, db: str, stored: 
         assert _ids(spark, f"SELECT id FROM hms.{db}.t WHERE {predicate}") == expected, predicate
     assert _ids(spark, f"SELECT id FROM hms.{db}.t WHERE (b <= true) OR (dt <= 5)") == \
         [1, 2, 3, 5]
+    # A DECIMAL column compared with a string (harness seed 5046).
+    spark.sql(f"CREATE TABLE hms.{db}.d (id INT) PARTITIONED BY (a DECIMAL(38,6), v STRING) "
+              f"STORED AS {stored}")
+    spark.sql(f"INSERT INTO hms.{db}.d PARTITION (a, v) VALUES (1, -6625.627941, 'x'), "
+              "(2, 7000, 'zz')")
+    assert _ids(spark, f"SELECT id FROM hms.{db}.d WHERE (a <= '6508.555429') OR "
+                       "(v < 'ZzZzZz ')") == [1]
 
 
 def test_a_float_partition_matches_a_float_literal(spark: Any, db: str) -> None:
