@@ -15,6 +15,7 @@ from hmscatalog.partitions.types import HiveType, format_value, parse_value
 from hmscatalog.spark.internals import plans
 from hmscatalog.spark.jvm import Jvm, quoted
 from hmscatalog.spark.rows import internal_row
+from hmscatalog.spark.serde_io import partition_names
 
 
 def _metastore_value(text: str | None, hive_type: HiveType) -> str:
@@ -144,6 +145,9 @@ def drop_partial(jvm: Jvm, client: MetastoreClient, catalog: str, table: Table,
                            jvm.seq([jvm.scala_map(strings) for strings in missing]))
     if not dropped:
         return plans.local_relation(jvm, "", [])
+    # Each partition named whole, its columns as Spark names them (Val, under
+    # spark.sql.caseSensitive=true a clause naming val finds nothing).
+    as_spark = dict(zip(spec.names, partition_names(jvm, table), strict=True))
     return plans.with_dropped_partitions(jvm, command, [
-        {column: None if value == DEFAULT_PARTITION_NAME else value
+        {as_spark[column]: None if value == DEFAULT_PARTITION_NAME else value
          for column, value in parse_part_name(name)} for name in dropped])

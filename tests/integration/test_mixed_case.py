@@ -305,3 +305,20 @@ def test_names_differing_only_in_case_are_refused(spark: Any, db: str, client: M
         f"hms table {db}.t cannot have both columns 'Id' and 'id': the metastore keeps column "
         "names in lower case")
     assert not client.table_exists(db, "t")
+
+
+@pytest.mark.parametrize("sensitive", [True, False])
+def test_partial_drop_partition(spark: Any, db: str, sensitive: bool,
+                                case_sensitive: Callable[[bool], None]) -> None:
+    """``DROP PARTITION (Dt='x')`` of a (Dt, HR) table names the partitions it drops in
+    Spark's case: under caseSensitive=true, hms named them dt and Spark refused its own
+    rewrite with ``PARTITIONS_NOT_FOUND`` (harness seed 5096)."""
+    case_sensitive(sensitive)
+    for table in (f"hms.{db}.ours", f"spark_catalog.{db}.theirs"):
+        spark.sql(f"CREATE TABLE {table} {DDL.format(fmt='PARQUET')}")
+        spark.sql(f"INSERT INTO {table} PARTITION (Dt, HR) VALUES (1, 'a', 'x', 1), "
+                  "(2, 'b', 'x', 2), (3, 'c', 'y', 1)")
+        spark.sql(f"ALTER TABLE {table} DROP IF EXISTS PARTITION (Dt = 'x')")
+        spark.sql(f"ALTER TABLE {table} DROP IF EXISTS PARTITION (HR = 9)")
+    assert _rows(spark, f"SHOW PARTITIONS hms.{db}.ours") == \
+        _rows(spark, f"SHOW PARTITIONS spark_catalog.{db}.theirs") == [("Dt=y/HR=1",)]
