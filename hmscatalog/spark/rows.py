@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import decimal
 import functools
 import zoneinfo
 from collections.abc import Sequence
@@ -32,18 +33,28 @@ def java_number_text(jvm: Jvm) -> NumberText:
 
 
 def decimals_fit(spec: PartitionSpec, partitions: Sequence[Sequence[str]]) -> bool:
-    """Whether every DECIMAL value of ``partitions`` (each a partition's value strings) fits its
-    column's precision: Spark's partition parser would read ``'123456789.12'`` into a
-    DECIMAL(10,2) column as it is, where its cast gives NULL (or an error under ANSI)."""
+    """Whether every DECIMAL value of ``partitions`` (each a partition's value strings) is
+    written as Spark writes its column's values: within its precision, with exactly its scale's
+    digits after the point and no exponent. Spark's partition parser keeps a text's own scale:
+    it would read ``'123456789.12'`` into a DECIMAL(10,2) column as it is, where its cast gives
+    NULL (or an error under ANSI), and ``'1.005'`` or ``'1e2'`` into a DECIMAL(38,6) one as
+    0.001005 or 0.000100."""
     positions = [i for i, column in enumerate(spec.columns) if column.type.kind == "decimal"]
     for values in partitions if positions else ():
         for i in positions:
             text = values[i]
-            if text != DEFAULT_PARTITION_NAME:
-                try:
-                    parse_value(text, spec.columns[i].type)
-                except InvalidPartitionValue:
-                    return False
+            if text == DEFAULT_PARTITION_NAME:
+                continue
+            try:
+                parse_value(text, spec.columns[i].type)
+            except InvalidPartitionValue:
+                return False
+            try:
+                exponent = decimal.Decimal(text).as_tuple().exponent
+            except decimal.InvalidOperation:
+                return False
+            if "e" in text.lower() or exponent != -(spec.columns[i].type.scale or 0):
+                return False
     return True
 
 

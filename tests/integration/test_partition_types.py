@@ -64,6 +64,29 @@ def test_nan_and_infinities_are_pruned_as_spark_orders_them(spark: Any, db: str,
     assert _ids(spark, f"SELECT id FROM hms.{db}.g WHERE g > 1000") == [0, 1]  # NaN, Infinity
 
 
+@pytest.mark.parametrize("stored", ["PARQUET", "TEXTFILE"])
+@pytest.mark.cases(1)
+def test_decimal_values_of_another_scale(spark: Any, db: str, client: MetastoreClient,
+                                         stored: str) -> None:
+    """DECIMAL(38,6) partitions another engine registered as '1.005', '1e2' or '7' (Hive
+    writes 100.000000 as '100') read as their values, as the built-in reads them: Spark's
+    directory parser keeps a text's own scale, and hms read 1.005 as 0.001005 and 1e2 as
+    0.000100 (harness seeds 1570, 1606, 5127)."""
+    spark.sql(f"CREATE TABLE spark_catalog.{db}.t (id INT) PARTITIONED BY (d DECIMAL(38,6)) "
+              f"STORED AS {stored}")
+    spark.sql(f"INSERT INTO spark_catalog.{db}.t PARTITION (d=2) VALUES (1)")
+    table = client.get_table(db, "t")
+    root = (table.location or "").rstrip("/")
+    written = Path(urlparse(f"{root}/d=2.000000").path)
+    for text in ("1.005", "1e2", "7"):
+        shutil.copytree(written, Path(urlparse(f"{root}/d={text}").path))
+        client.add_partitions(table, [table.partition_at([text], f"{root}/d={text}", {})])
+    query = f"SELECT CAST(d AS STRING) FROM {{c}}.{db}.t"
+    expected = sorted(r[0] for r in spark.sql(query.format(c="spark_catalog")).collect())
+    assert expected == ["1.005000", "100.000000", "2.000000", "7.000000"]
+    assert sorted(r[0] for r in spark.sql(query.format(c="hms")).collect()) == expected
+
+
 @pytest.mark.parametrize("stored", ["ORC", "TEXTFILE"])
 @pytest.mark.cases(1)
 def test_an_or_with_a_side_spark_has_no_filter_for(spark: Any, db: str, stored: str) -> None:
