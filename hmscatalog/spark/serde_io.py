@@ -212,8 +212,13 @@ def serde_scan(jvm: Jvm, table: Table, selection: Selection, required: Any,
             "values": [None if v == DEFAULT_PARTITION_NAME else v for v in part.values],
         } for part in partitions],
     }
+    # Partition values as the metastore's texts, CHAR and VARCHAR ones as strings: Spark pads
+    # a CHAR column when it reads it, and a cast to CHAR(1) refused a text another engine
+    # registered longer (the built-in reads it as it is).
+    partition_schema = jvm.cls("org.apache.spark.sql.catalyst.util.CharVarcharUtils") \
+        .replaceCharVarcharWithStringInSchema(jvm.struct_type(table.partition_keys))
     return jvm.cls(SCAN_CLASS)(jvm.jsession, required, jvm.struct_type(table.columns),
-                               jvm.struct_type(table.partition_keys), json.dumps(spec),
+                               partition_schema, json.dumps(spec),
                                jvm.array(jvm.cls("org.apache.spark.sql.connector.read.Scan"),
                                          file_scans))
 

@@ -64,9 +64,7 @@ def statuses() -> Iterator[dict[int, str]]:
 # in the summary); each is listed in the issue that tracks it.
 KNOWN: dict[int, str] = {
     1457: "a filter on a CHAR partition column does not prune (read-side padding is not pushed):"
-          " a JSON partition holding Infinity, which the built-in prunes away, is read",
-    1527: "a CHAR(1) partition value another engine registered as 'a%2Fb' fails every read"
-          " (EXCEED_LIMIT_LENGTH) where the built-in reads it as it is"}
+          " a JSON partition holding Infinity, which the built-in prunes away, is read"}
 
 SEEDS = _seeds()
 # A campaign (seeds chosen by the environment) runs every seed in any tier.

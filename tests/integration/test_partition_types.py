@@ -87,6 +87,25 @@ def test_decimal_values_of_another_scale(spark: Any, db: str, client: MetastoreC
     assert sorted(r[0] for r in spark.sql(query.format(c="hms")).collect()) == expected
 
 
+def test_a_char_value_longer_than_its_column(spark: Any, db: str,
+                                            client: MetastoreClient) -> None:
+    """A CHAR(1) partition another engine registered as 'abc' (or 'a', unpadded): read as the
+    built-in reads it, as it is, and padded. hms's SerDe scan cast it to CHAR(1) and failed
+    every read with EXCEED_LIMIT_LENGTH (harness seeds 1527, 1610)."""
+    spark.sql(f"CREATE TABLE spark_catalog.{db}.t (id INT) PARTITIONED BY (c CHAR(1), "
+              "v CHAR(3)) STORED AS TEXTFILE")
+    spark.sql(f"INSERT INTO spark_catalog.{db}.t PARTITION (c='x', v='y') VALUES (1)")
+    table = client.get_table(db, "t")
+    root = (table.location or "").rstrip("/")
+    written = Path(urlparse(f"{root}/c=x/v=y  ").path)
+    shutil.copytree(written, Path(urlparse(f"{root}/c=abc/v=a").path))
+    client.add_partitions(table, [table.partition_at(["abc", "a"], f"{root}/c=abc/v=a", {})])
+    query = f"SELECT c, v FROM {{c}}.{db}.t"
+    expected = sorted(map(tuple, spark.sql(query.format(c="spark_catalog")).collect()))
+    assert expected == [("abc", "a  "), ("x", "y  ")]
+    assert sorted(map(tuple, spark.sql(query.format(c="hms")).collect())) == expected
+
+
 @pytest.mark.parametrize("stored", ["ORC", "TEXTFILE"])
 @pytest.mark.cases(1)
 def test_an_or_with_a_side_spark_has_no_filter_for(spark: Any, db: str, stored: str) -> None:
