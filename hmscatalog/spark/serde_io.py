@@ -28,7 +28,7 @@ from hmscatalog.metastore.serde import (
 from hmscatalog.metastore.spark_schema import partition_column_names
 from hmscatalog.partitions.codec import DEFAULT_PARTITION_NAME
 from hmscatalog.sources.source import Selection
-from hmscatalog.spark.internals.session import sql_conf, time_zone
+from hmscatalog.spark.internals.session import char_varchar_as_string, sql_conf, time_zone
 from hmscatalog.spark.jvm import Jvm
 from hmscatalog.spark.rows import checked_partition_row
 from hmscatalog.spark.statistics import TableStatistics
@@ -215,8 +215,7 @@ def serde_scan(jvm: Jvm, table: Table, selection: Selection, required: Any,
     # Partition values as the metastore's texts, CHAR and VARCHAR ones as strings: Spark pads
     # a CHAR column when it reads it, and a cast to CHAR(1) refused a text another engine
     # registered longer (the built-in reads it as it is).
-    partition_schema = jvm.cls("org.apache.spark.sql.catalyst.util.CharVarcharUtils") \
-        .replaceCharVarcharWithStringInSchema(jvm.struct_type(table.partition_keys))
+    partition_schema = char_varchar_as_string(jvm, jvm.struct_type(table.partition_keys))
     return jvm.cls(SCAN_CLASS)(jvm.jsession, required, jvm.struct_type(table.columns),
                                partition_schema, json.dumps(spec),
                                jvm.array(jvm.cls("org.apache.spark.sql.connector.read.Scan"),

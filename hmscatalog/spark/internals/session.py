@@ -121,12 +121,17 @@ def struct_of_v2_columns(jvm: Jvm, columns: Any) -> Any:
         columns)
 
 
+def char_varchar_as_string(jvm: Jvm, schema: Any) -> Any:
+    """A ``StructType`` with its CHAR and VARCHAR columns as strings, their types in the
+    field's metadata (``CharVarcharUtils.replaceCharVarcharWithStringInSchema``)."""
+    utils = jvm.cls("org.apache.spark.sql.catalyst.util.CharVarcharUtils")
+    return utils.replaceCharVarcharWithStringInSchema(schema)
+
+
 def schema_json(jvm: Jvm, schema: Any) -> str:
     """The JSON of a ``StructType`` as the built-in catalog stores a table's schema in its
-    properties: CHAR and VARCHAR columns as strings, their types in the field's metadata
-    (``CharVarcharUtils.replaceCharVarcharWithStringInSchema``)."""
-    utils = jvm.cls("org.apache.spark.sql.catalyst.util.CharVarcharUtils")
-    return str(utils.replaceCharVarcharWithStringInSchema(schema).json())
+    properties: CHAR and VARCHAR columns as strings (:func:`char_varchar_as_string`)."""
+    return str(char_varchar_as_string(jvm, schema).json())
 
 
 def v2_columns(jvm: Jvm, schema: Any) -> Any:
