@@ -58,7 +58,10 @@ def _value(value: Any, zone: dt.tzinfo | None) -> Any:
     if hasattr(value, "getClass"):
         kind = str(value.getClass().getName())
         if kind in ("java.sql.Date", "java.time.LocalDate"):
-            return dt.date.fromisoformat(str(value.toString()))
+            try:
+                return dt.date.fromisoformat(str(value.toString()))
+            except ValueError:  # beyond Python's years 1 to 9999 (+10000-01-01)
+                raise _Untranslatable(kind) from None
         if kind == "java.math.BigDecimal":
             return decimal.Decimal(str(value.toPlainString()))
         if kind == "java.sql.Timestamp" and zone is not None:
@@ -285,4 +288,6 @@ def _v2_term(e: Any, zone: dt.tzinfo | None) -> Any:
             return v2_literal_value(e.value(), type_name)
         except UnreadableLiteral as exc:
             raise _Untranslatable(str(exc)) from exc
+        except (ValueError, OverflowError) as exc:  # a date beyond Python's years 1 to 9999
+            raise _Untranslatable(type_name) from exc
     raise _Untranslatable(kind)

@@ -287,3 +287,16 @@ def test_values_other_engines_registered_follow_ansi_mode(spark: Any, db: str,
                       key=repr) == expected
     finally:
         spark.conf.unset("spark.sql.ansi.enabled")
+
+
+def test_a_date_beyond_year_9999_in_a_filter(spark: Any, db: str) -> None:
+    """``d IN (date_add(DATE'9999-12-31', 1), ...)``: a date Python cannot hold leaves that
+    filter to Spark; hms failed the query with ``ValueError: year 0 is out of range``
+    (harness seed 1870)."""
+    spark.sql(f"CREATE TABLE hms.{db}.d (id INT) PARTITIONED BY (d DATE) STORED AS PARQUET")
+    spark.sql(f"INSERT INTO hms.{db}.d PARTITION (d) VALUES (1, DATE'2028-04-21'), "
+              "(2, DATE'2024-01-01')")
+    for predicate in ["d IN (date_add(DATE'9999-12-31', 1), DATE'2028-04-21')",
+                      "d < date_add(DATE'9999-12-31', 1)", "d = date_add(DATE'9999-12-31', 1)"]:
+        expected = [1] if "IN" in predicate else [1, 2] if "<" in predicate else []
+        assert _ids(spark, f"SELECT id FROM hms.{db}.d WHERE {predicate}") == expected, predicate
