@@ -64,6 +64,17 @@ def test_nan_and_infinities_are_pruned_as_spark_orders_them(spark: Any, db: str,
     assert _ids(spark, f"SELECT id FROM hms.{db}.g WHERE g > 1000") == [0, 1]  # NaN, Infinity
 
 
+def _foreign_partition(client: MetastoreClient, db: str, written: str, values: list[str]) -> None:
+    """Register the partition ``values`` of table ``t``, as another engine would: a copy of
+    the partition directory ``written`` (relative to the table's) under ``k=v/...`` names of
+    those texts, added through the metastore client."""
+    table = client.get_table(db, "t")
+    root = (table.location or "").rstrip("/")
+    name = "/".join(f"{c.name}={v}" for c, v in zip(table.partition_keys, values, strict=True))
+    shutil.copytree(Path(urlparse(f"{root}/{written}").path), Path(urlparse(f"{root}/{name}").path))
+    client.add_partitions(table, [table.partition_at(values, f"{root}/{name}", {})])
+
+
 @pytest.mark.parametrize("stored", ["PARQUET", "TEXTFILE"])
 @pytest.mark.cases(1)
 def test_decimal_values_of_another_scale(spark: Any, db: str, client: MetastoreClient,
@@ -75,12 +86,8 @@ def test_decimal_values_of_another_scale(spark: Any, db: str, client: MetastoreC
     spark.sql(f"CREATE TABLE spark_catalog.{db}.t (id INT) PARTITIONED BY (d DECIMAL(38,6)) "
               f"STORED AS {stored}")
     spark.sql(f"INSERT INTO spark_catalog.{db}.t PARTITION (d=2) VALUES (1)")
-    table = client.get_table(db, "t")
-    root = (table.location or "").rstrip("/")
-    written = Path(urlparse(f"{root}/d=2.000000").path)
     for text in ("1.005", "1e2", "7"):
-        shutil.copytree(written, Path(urlparse(f"{root}/d={text}").path))
-        client.add_partitions(table, [table.partition_at([text], f"{root}/d={text}", {})])
+        _foreign_partition(client, db, "d=2.000000", [text])
     query = f"SELECT CAST(d AS STRING) FROM {{c}}.{db}.t"
     expected = sorted(r[0] for r in spark.sql(query.format(c="spark_catalog")).collect())
     assert expected == ["1.005000", "100.000000", "2.000000", "7.000000"]
@@ -95,11 +102,7 @@ def test_a_char_value_longer_than_its_column(spark: Any, db: str,
     spark.sql(f"CREATE TABLE spark_catalog.{db}.t (id INT) PARTITIONED BY (c CHAR(1), "
               "v CHAR(3)) STORED AS TEXTFILE")
     spark.sql(f"INSERT INTO spark_catalog.{db}.t PARTITION (c='x', v='y') VALUES (1)")
-    table = client.get_table(db, "t")
-    root = (table.location or "").rstrip("/")
-    written = Path(urlparse(f"{root}/c=x/v=y  ").path)
-    shutil.copytree(written, Path(urlparse(f"{root}/c=abc/v=a").path))
-    client.add_partitions(table, [table.partition_at(["abc", "a"], f"{root}/c=abc/v=a", {})])
+    _foreign_partition(client, db, "c=x/v=y  ", ["abc", "a"])
     query = f"SELECT c, v FROM {{c}}.{db}.t"
     expected = sorted(map(tuple, spark.sql(query.format(c="spark_catalog")).collect()))
     assert expected == [("abc", "a  "), ("x", "y  ")]
@@ -255,11 +258,7 @@ def test_values_other_engines_registered_follow_ansi_mode(spark: Any, db: str,
     spark.sql(f"CREATE TABLE spark_catalog.{db}.t (id INT) PARTITIONED BY ({column}) "
               f"STORED AS {stored}")
     spark.sql(f"INSERT INTO spark_catalog.{db}.t PARTITION ({name}={good}) VALUES (1)")
-    table = client.get_table(db, "t")
-    root = (table.location or "").rstrip("/")
-    written = Path(urlparse(f"{root}/{name}={good}").path)
-    shutil.copytree(written, Path(urlparse(f"{root}/{name}={foreign}").path))
-    client.add_partitions(table, [table.partition_at([foreign], f"{root}/{name}={foreign}", {})])
+    _foreign_partition(client, db, f"{name}={good}", [foreign])
 
     query = f"SELECT * FROM {{c}}.{db}.t"
     with pytest.raises(Exception) as builtin:
