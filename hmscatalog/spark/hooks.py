@@ -28,9 +28,9 @@ runs in every session before relations are resolved:
   answers it (``k=__HIVE_DEFAULT_PARTITION__`` for NULL, whatever the column's type; columns
   named in the case Spark stored them, ``Dt=x``).
 * **ALTER TABLE ... DROP PARTITION** with a clause that names only some partition columns,
-  which Spark refuses for tables outside its own catalog, names each partition it matches
-  whole (:func:`hmscatalog.spark.statement_partitions.drop_partial`), as Hive and the built-in
-  drop every partition holding those values.
+  which Spark refuses for tables outside its own catalog, drops each partition it matches by
+  its metastore name (:func:`hmscatalog.spark.statement_partitions.drop_partial`), as Hive
+  and the built-in drop every partition holding those values.
 """
 
 from __future__ import annotations
@@ -182,8 +182,8 @@ class SessionHooks(JavaProxy):
         if kind == "DropPartitions":
             if table.table_type == VIRTUAL_VIEW:
                 return None  # Spark refuses it
-            return drop_partial(self._jvm, self._attached[catalog].client, catalog, table,
-                                command)
+            return drop_partial(self._jvm, session, self._attached[catalog].client, catalog,
+                                table, command)
         if kind == "AnalyzeTable":
             return plans.parse(session, _analyze_call(catalog, table, command, self._jvm))
         if kind == "AnalyzeColumn":

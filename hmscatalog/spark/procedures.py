@@ -8,6 +8,10 @@ plugins):
 * ``register_partition(schema_name, table_name, partition_columns, partition_values[,
   location])``;
 * ``unregister_partition(schema_name, table_name, partition_columns, partition_values)``;
+* ``drop_partitions(schema_name, table_name, partition_names[, if_exists])``: hmscatalog's
+  own; drops the partitions of those metastore names (``dt=2024-01-05/hr=7``) in one request,
+  their files with them unless the table is external; what ``ALTER TABLE ... DROP PARTITION``
+  runs when a clause names only some partition columns;
 * ``flush_metadata_cache([schema_name, table_name[, partition_columns, partition_values]])``:
   forgets the file listings hms keeps (all, or the table's);
 * ``analyze_table(schema_name, table_name[, partition_columns, partition_values[, noscan[,
@@ -105,6 +109,17 @@ def _unregister(catalog: HmsCatalog, table: Table, args: dict[str, Any]) -> None
                          args["partition_values"] or [])
 
 
+@_on_table
+def _drop(catalog: HmsCatalog, table: Table, args: dict[str, Any]) -> None:
+    names = args.get("partition_names")
+    if not names:
+        raise InvalidSetting(f"drop_partitions of table {table.qualified_name}: "
+                             "partition_names must name at least one partition")
+    # The metastore keeps the files of external tables whatever deleteData says.
+    catalog.client.drop_partitions(table.database, table.name, list(dict.fromkeys(names)),
+                                   delete_data=True, if_exists=bool(args["if_exists"]))
+
+
 def _flush(catalog: HmsCatalog, args: dict[str, Any]) -> None:
     database, name = args.get("schema_name"), args.get("table_name")
     if (database is None) != (name is None):
@@ -159,6 +174,11 @@ PROCEDURES: dict[str, _Definition] = {
         (*_TABLE, *_SPEC, _Parameter("location", "STRING", "NULL")), _register),
     "unregister_partition": _Definition(
         "Unregisters one partition; its files stay.", (*_TABLE, *_SPEC), _unregister),
+    "drop_partitions": _Definition(
+        "Drops partitions by their metastore names, with their files unless the table is "
+        "external (what ALTER TABLE ... DROP PARTITION runs for a partial clause).",
+        (*_TABLE, _Parameter("partition_names", "ARRAY<STRING>"),
+         _Parameter("if_exists", "BOOLEAN", "false")), _drop),
     "flush_metadata_cache": _Definition(
         "Forgets the file listings kept for all tables, or for one.",
         (_Parameter("schema_name", "STRING", "NULL"), _Parameter("table_name", "STRING", "NULL"),

@@ -13,9 +13,8 @@ from hmscatalog.metastore.model import Partition, Table
 from hmscatalog.partitions.codec import DEFAULT_PARTITION_NAME, parse_part_name
 from hmscatalog.partitions.types import HiveType, format_value, parse_value
 from hmscatalog.spark.internals import plans
-from hmscatalog.spark.jvm import Jvm, quoted
+from hmscatalog.spark.jvm import Jvm, quoted, sql_string
 from hmscatalog.spark.rows import internal_row
-from hmscatalog.spark.serde_io import partition_names
 
 
 def _metastore_value(text: str | None, hive_type: HiveType) -> str:
@@ -111,15 +110,16 @@ def matching_names(names: Sequence[str], wanted: Mapping[str, str]) -> list[str]
             if all(dict(parse_part_name(name)).get(k) == v for k, v in wanted.items())]
 
 
-def drop_partial(jvm: Jvm, client: MetastoreClient, catalog: str, table: Table,
+def drop_partial(jvm: Jvm, session: Any, client: MetastoreClient, catalog: str, table: Table,
                  command: Any) -> Any:
     """``ALTER TABLE ... DROP [IF EXISTS] PARTITION (...)[, ...]`` where a clause names only
     some partition columns, as Hive and the built-in catalog drop it: every partition that
-    holds the clause's values. Spark's analyzer refuses such a clause for other catalogs
-    (``Partition spec is invalid``) before a catalog sees it, so the statement becomes one
-    that names each of those partitions whole, run by Spark as any DROP PARTITION. A clause
-    that matches no partition is refused with ``PARTITIONS_NOT_FOUND`` as the built-in
-    refuses it (nothing dropped), unless IF EXISTS.
+    holds the clause's values, by its metastore name. Spark's analyzer refuses such a clause
+    for other catalogs (``Partition spec is invalid``) before a catalog sees it, so the
+    statement becomes ``CALL <catalog>.system.drop_partitions`` of those names (named whole
+    for Spark, a value its cast refuses, such as another engine's '1e2' in a DECIMAL(3,3)
+    column, failed the statement). A clause that matches no partition is refused with
+    ``PARTITIONS_NOT_FOUND`` as the built-in refuses it (nothing dropped), unless IF EXISTS.
 
     ``None`` (Spark's own path) when every clause is whole, or one names a column the table
     is not partitioned by (Spark's error names it)."""
@@ -145,9 +145,7 @@ def drop_partial(jvm: Jvm, client: MetastoreClient, catalog: str, table: Table,
                            jvm.seq([jvm.scala_map(strings) for strings in missing]))
     if not dropped:
         return plans.local_relation(jvm, "", [])
-    # Each partition named whole, its columns as Spark names them (Val, under
-    # spark.sql.caseSensitive=true a clause naming val finds nothing).
-    as_spark = dict(zip(spec.names, partition_names(jvm, table), strict=True))
-    return plans.with_dropped_partitions(jvm, command, [
-        {as_spark[column]: None if value == DEFAULT_PARTITION_NAME else value
-         for column, value in parse_part_name(name)} for name in dropped])
+    listed = ", ".join(sql_string(name) for name in dropped)
+    return plans.parse(session, (
+        f"CALL {quoted(catalog)}.system.drop_partitions({sql_string(table.database)}, "
+        f"{sql_string(table.name)}, array({listed}), {str(bool(command.ifExists())).lower()})"))

@@ -64,15 +64,16 @@ def test_nan_and_infinities_are_pruned_as_spark_orders_them(spark: Any, db: str,
     assert _ids(spark, f"SELECT id FROM hms.{db}.g WHERE g > 1000") == [0, 1]  # NaN, Infinity
 
 
-def _foreign_partition(client: MetastoreClient, db: str, written: str, values: list[str]) -> None:
-    """Register the partition ``values`` of table ``t``, as another engine would: a copy of
+def _foreign_partition(client: MetastoreClient, db: str, written: str, values: list[str],
+                       name: str = "t") -> None:
+    """Register the partition ``values`` of table ``name``, as another engine would: a copy of
     the partition directory ``written`` (relative to the table's) under ``k=v/...`` names of
     those texts, added through the metastore client."""
-    table = client.get_table(db, "t")
+    table = client.get_table(db, name)
     root = (table.location or "").rstrip("/")
-    name = "/".join(f"{c.name}={v}" for c, v in zip(table.partition_keys, values, strict=True))
-    shutil.copytree(Path(urlparse(f"{root}/{written}").path), Path(urlparse(f"{root}/{name}").path))
-    client.add_partitions(table, [table.partition_at(values, f"{root}/{name}", {})])
+    path = "/".join(f"{c.name}={v}" for c, v in zip(table.partition_keys, values, strict=True))
+    shutil.copytree(Path(urlparse(f"{root}/{written}").path), Path(urlparse(f"{root}/{path}").path))
+    client.add_partitions(table, [table.partition_at(values, f"{root}/{path}", {})])
 
 
 @pytest.mark.parametrize("stored", ["PARQUET", "TEXTFILE"])
@@ -92,6 +93,33 @@ def test_decimal_values_of_another_scale(spark: Any, db: str, client: MetastoreC
     expected = sorted(r[0] for r in spark.sql(query.format(c="spark_catalog")).collect())
     assert expected == ["1.005000", "100.000000", "2.000000", "7.000000"]
     assert sorted(r[0] for r in spark.sql(query.format(c="hms")).collect()) == expected
+
+
+@pytest.mark.parametrize("ansi", ["true", "false"])
+def test_a_partial_drop_drops_values_of_other_engines(spark: Any, db: str,
+                                                      client: MetastoreClient,
+                                                      ansi: str) -> None:
+    """``DROP PARTITION (v='a')`` drops every partition holding v='a' by its metastore name,
+    as the built-in drops them: also those another engine registered as d='1e2' (100, more
+    than DECIMAL(3,3) holds) and d='0.50'. hms named each partition whole for Spark, which
+    casts a PARTITION clause's values to the columns' types, with or without ANSI: '1e2'
+    failed the statement (harness seed 5183)."""
+    spark.conf.set("spark.sql.ansi.enabled", ansi)
+    try:
+        for name in ("ours", "theirs"):
+            spark.sql(f"CREATE TABLE spark_catalog.{db}.{name} (id INT) "
+                      "PARTITIONED BY (v STRING, d DECIMAL(3,3)) STORED AS PARQUET")
+            spark.sql(f"INSERT INTO spark_catalog.{db}.{name} PARTITION (v, d) "
+                      "VALUES (1, 'a', 0.125), (2, 'b', 0.125)")
+            for text in ("1e2", "0.50"):
+                _foreign_partition(client, db, "v=a/d=0.125", ["a", text], name)
+        spark.sql(f"ALTER TABLE hms.{db}.ours DROP PARTITION (v='a')")
+        spark.sql(f"ALTER TABLE spark_catalog.{db}.theirs DROP PARTITION (v='a')")
+    finally:
+        spark.conf.unset("spark.sql.ansi.enabled")
+    assert _partitions(spark, f"hms.{db}.ours") == _partitions(
+        spark, f"spark_catalog.{db}.theirs") == ["v=b/d=0.125"]
+    assert _ids(spark, f"SELECT id FROM hms.{db}.ours") == [2]
 
 
 def test_a_char_value_longer_than_its_column(spark: Any, db: str,

@@ -10,7 +10,7 @@ Plan nodes are told apart by class name, here and in the Java rule. Checked in S
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from py4j.protocol import Py4JError, Py4JJavaError
 
@@ -140,18 +140,6 @@ def dropped_partitions(jvm: Jvm, drop: Any) -> list[dict[str, str | None]]:
         clauses.append({str(key): (None if given.get(key) is None else str(given.get(key)))
                         for key in given.keySet()})
     return clauses
-
-
-def with_dropped_partitions(jvm: Jvm, drop: Any,
-                            clauses: Sequence[Mapping[str, str | None]]) -> Any:
-    """``drop`` (a ``DropPartitions``) dropping the partitions ``clauses`` name instead
-    (``UnresolvedPartitionSpec``s; ``None`` is NULL), on the same table, with the same IF
-    EXISTS and PURGE."""
-    spec = jvm.cls("org.apache.spark.sql.catalyst.analysis.UnresolvedPartitionSpec")
-    # A None value goes to Scala as null, Spark's NULL partition value.
-    parts = [spec(jvm.scala_map(cast(Mapping[str, str], clause)), jvm.none())
-             for clause in clauses]
-    return drop.copy(drop.table(), jvm.seq(parts), drop.ifExists(), drop.purge())
 
 
 def described_partition(jvm: Jvm, describe: Any) -> dict[str, str]:
