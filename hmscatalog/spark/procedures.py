@@ -30,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from hmscatalog.errors import InvalidSetting
+from hmscatalog.errors import InvalidSetting, NoSuchPartition
 from hmscatalog.maintenance.partitions import register_partition, unregister_partition
 from hmscatalog.maintenance.repair import repair_table
 from hmscatalog.metastore.model import Table
@@ -115,9 +115,18 @@ def _drop(catalog: HmsCatalog, table: Table, args: dict[str, Any]) -> None:
     if not names:
         raise InvalidSetting(f"drop_partitions of table {table.qualified_name}: "
                              "partition_names must name at least one partition")
-    # The metastore keeps the files of external tables whatever deleteData says.
-    catalog.client.drop_partitions(table.database, table.name, list(dict.fromkeys(names)),
-                                   delete_data=True, if_exists=bool(args["if_exists"]))
+    names = list(dict.fromkeys(names))
+    try:
+        # The metastore keeps the files of external tables whatever deleteData says.
+        catalog.client.drop_partitions(table.database, table.name, names, delete_data=True,
+                                       if_exists=bool(args["if_exists"]))
+    except NoSuchPartition:  # the metastore's message names none of them
+        present = set(catalog.client.list_partition_names(table.database, table.name))
+        missing = [name for name in names if name not in present]
+        what = (f"partition {missing[0]} of table {table.qualified_name} does not exist"
+                if len(missing) == 1 else f"partitions {', '.join(missing)} of table "
+                f"{table.qualified_name} do not exist")
+        raise NoSuchPartition(f"{what} (none was dropped)") from None
 
 
 def _flush(catalog: HmsCatalog, args: dict[str, Any]) -> None:

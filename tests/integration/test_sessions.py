@@ -104,12 +104,24 @@ def test_partition_procedures(spark: Any, db: str, client: MetastoreClient) -> N
              "exist"),
             (f"sync_partition_metadata('{db}', 't', 'EVERYTHING')",
              f"[HMS_INVALID_SETTING] sync_partition_metadata mode 'EVERYTHING' for table {db}.t "
-             "is not one of ADD, DROP, FULL")):
+             "is not one of ADD, DROP, FULL"),
+            (f"drop_partitions('{db}', 't', array('dt=2024-01-05/hr=1', 'dt=2030-01-01/hr=0'))",
+             f"[HMS_NO_SUCH_PARTITION] partition dt=2030-01-01/hr=0 of table {db}.t does not "
+             "exist (none was dropped)"),
+            (f"drop_partitions('{db}', 't', array())",
+             f"[HMS_INVALID_SETTING] drop_partitions of table {db}.t: partition_names must name "
+             "at least one partition")):
         with pytest.raises(Exception) as refused:
             spark.sql(f"CALL hms.system.{call}")
         assert _first_line(refused.value) == first_line, call
     assert client.list_partition_names(db, "t") == [
         "dt=2024-01-05/hr=1", "dt=2024-01-06/hr=2", "dt=2024-01-07/hr=3"]
+    # drop_partitions: by names, in one request; a name that is not there drops none, unless
+    # if_exists.
+    spark.sql(f"CALL hms.system.drop_partitions('{db}', 't', array('dt=2024-01-06/hr=2', "
+              "'dt=2030-01-01/hr=0'), true)")
+    assert client.list_partition_names(db, "t") == ["dt=2024-01-05/hr=1", "dt=2024-01-07/hr=3"]
+    assert not (root / "dt=2024-01-06" / "hr=2").exists()  # a managed table's files go too
 
     # flush_metadata_cache forgets the listings kept between queries.
     assert spark.table(f"hms.{db}.t").count() == 1
