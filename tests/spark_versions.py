@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from hmscatalog.spark.internals.versions import minor_of
+from hmscatalog.javaparts.spark_plugin import minor_of
 
 
 def running() -> tuple[int, int]:

@@ -66,7 +66,7 @@ def add_parser(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from hmscatalog.spark.serve import serve_forever
+    from hmscatalog.spark.session.serve import serve_forever
 
     access = Access(args.auth, args.kerberos_principal, args.kerberos_keytab, args.ldap_url,
                     args.ldap_base_dn)

@@ -1,5 +1,5 @@
 """Building hmscatalog's own Java classes with the JDK, once, into a jar of the jars cache: the
-Spark plugin (:mod:`hmscatalog.spark.plugin`) and the metastore's launcher
+Spark plugin (:mod:`hmscatalog.spark.bridge.plugin`) and the metastore's launcher
 (:mod:`hmscatalog.metastore.launcher`)."""
 
 from __future__ import annotations

@@ -21,14 +21,14 @@ from hmscatalog.metastore.model import (
 from hmscatalog.projection.config import check_projection_keys
 from hmscatalog.sources.projection import projection_of
 from hmscatalog.sources.source import ReadTarget
-from hmscatalog.spark import procedures
+from hmscatalog.spark.bridge.jvm import CATALOG_PKG, JavaProxy, Jvm, quoted
 from hmscatalog.spark.internals.session import struct_of_v2_columns
-from hmscatalog.spark.jvm import CATALOG_PKG, JavaProxy, Jvm, quoted
-from hmscatalog.spark.scan import CatalogContext
-from hmscatalog.spark.serde_io import columns_for_create
+from hmscatalog.spark.read.scan import CatalogContext
+from hmscatalog.spark.read.serde_io import columns_for_create
+from hmscatalog.spark.statements import procedures
+from hmscatalog.spark.statements.table_definition import TableDefinitions
+from hmscatalog.spark.statements.view_statements import view_dropped_as_table
 from hmscatalog.spark.table import CreatedHmsTable, HmsTable
-from hmscatalog.spark.table_definition import TableDefinitions
-from hmscatalog.spark.view_statements import view_dropped_as_table
 from hmscatalog.write import recovery
 from hmscatalog.write.journal import table_home
 

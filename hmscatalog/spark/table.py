@@ -13,13 +13,18 @@ from hmscatalog.partitions.codec import make_part_name, parse_part_name, partiti
 from hmscatalog.projection.config import TEMPLATE
 from hmscatalog.sources.projection import projection_of
 from hmscatalog.sources.source import ReadTarget
-from hmscatalog.spark.describe import partition_metadata
+from hmscatalog.spark.bridge.jvm import CATALOG_PKG, JavaProxy, quoted
 from hmscatalog.spark.internals.session import v2_columns
-from hmscatalog.spark.jvm import CATALOG_PKG, JavaProxy, quoted
-from hmscatalog.spark.rows import internal_row, partition_strings
-from hmscatalog.spark.scan import CatalogContext, HmsScanBuilder
-from hmscatalog.spark.serde_io import check_readable, check_writable, serde_columns, serde_refusal
-from hmscatalog.spark.write import HmsWriteBuilder
+from hmscatalog.spark.read.rows import internal_row, partition_strings
+from hmscatalog.spark.read.scan import CatalogContext, HmsScanBuilder
+from hmscatalog.spark.read.serde_io import (
+    check_readable,
+    check_writable,
+    serde_columns,
+    serde_refusal,
+)
+from hmscatalog.spark.statements.describe import partition_metadata
+from hmscatalog.spark.write.table_write import HmsWriteBuilder
 from hmscatalog.write.truncate import truncate
 
 # Table parameters the metastore or Hive manage; not shown as user properties.

@@ -3,7 +3,7 @@ file system Spark's Hadoop opens (``abfs://``, ``gs://``, ``viewfs://``...) but 
 
 Listings and changes go through the same :class:`~hmscatalog.storage.filesystems.Storage`
 interface, counted the same way, with the session's Hadoop configuration. A listing is one call
-into the JVM (:file:`hmscatalog/spark/java/FileSystems.java` encodes it as one string). Paths
+into the JVM (:file:`hmscatalog/spark/bridge/java/FileSystems.java` encodes it as one string). Paths
 are the absolute paths of one file system (``/warehouse/t``); :meth:`HadoopStorage.uri` puts
 scheme and authority back. HDFS renames are atomic, and a rename never replaces a file, which
 the commit relies on as it does on POSIX's.

@@ -16,9 +16,9 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
+from hmscatalog import faults
 from hmscatalog.errors import InvalidSetting
 from hmscatalog.storage.filesystems import Storage
-from hmscatalog.write import faults
 
 UMASK_KEY = "fs.permissions.umask-mode"
 HADOOP_UMASK = 0o022  # the key's default in Hadoop

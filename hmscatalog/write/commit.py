@@ -36,14 +36,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from hmscatalog import config
+from hmscatalog import config, faults
 from hmscatalog.errors import HmsCatalogError, WriteFailed
 from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.model import Partition, Table
 from hmscatalog.metastore.spark_schema import directory_names
 from hmscatalog.partitions.codec import make_part_name, with_keys
 from hmscatalog.storage.filesystems import Storage
-from hmscatalog.write import faults, recovery, steps
+from hmscatalog.write import recovery, steps
 from hmscatalog.write.journal import (
     VERSION_PREFIX,
     CommitRecord,
@@ -104,7 +104,7 @@ def target_name(write_id: str, name: str, counter: Iterator[int]) -> str:
         return f"part-{write_id}-{next(counter):05d}-{name}"
     task, bucket, number, suffix = match.groups()
     # A bucket mark tells apart files of rows with '' in a string partition column (see
-    # hmscatalog.spark.write); the usual bucket 0 needs no mark.
+    # hmscatalog.spark.write.table_write); the usual bucket 0 needs no mark.
     mark = bucket if bucket and bucket != "_00000" else ""
     return f"part-{write_id}-{int(task):05d}-{int(number)}{mark}{suffix}"
 

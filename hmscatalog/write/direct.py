@@ -32,14 +32,14 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from hmscatalog import config
+from hmscatalog import config, faults
 from hmscatalog.errors import HmsCatalogError, WriteFailed
 from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.model import Partition, Table
 from hmscatalog.metastore.spark_schema import directory_names
 from hmscatalog.partitions.codec import make_part_name, with_keys
 from hmscatalog.storage.filesystems import Storage, open_storage
-from hmscatalog.write import faults, steps
+from hmscatalog.write import steps
 from hmscatalog.write.journal import (
     HEARTBEAT_S,
     VERSION_PREFIX,

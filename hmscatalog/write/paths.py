@@ -32,9 +32,10 @@ from functools import partial
 from pathlib import Path
 from typing import Literal
 
+from hmscatalog import faults
 from hmscatalog.errors import HmsCatalogError, RecoveryFailed, WriteFailed
 from hmscatalog.storage.filesystems import Storage
-from hmscatalog.write import direct, faults, recovery, steps
+from hmscatalog.write import direct, recovery, steps
 from hmscatalog.write.commit import TRASH_PREFIX, StagedWrite, staged_partitions
 from hmscatalog.write.journal import CommitRecord, Journal, Owner
 from hmscatalog.write.lock import CommitLockTimeout, TableLock

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from hmscatalog import faults
 from hmscatalog.errors import HmsCatalogError, NoSuchPartition
 from hmscatalog.metastore import model
 from hmscatalog.metastore.client import MetastoreClient
@@ -28,7 +29,6 @@ from hmscatalog.metastore.model import (
 )
 from hmscatalog.partitions.codec import make_part_name, parse_part_name
 from hmscatalog.storage.filesystems import Entry, Storage
-from hmscatalog.write import faults
 from hmscatalog.write.journal import CommitRecord, Journal
 from hmscatalog.write.parquet import parquet_row_count
 

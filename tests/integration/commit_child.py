@@ -7,7 +7,7 @@
 values (``null`` for none) and ``ROWS`` a JSON object of partition name (``""`` for an
 unpartitioned table) to the values of column ``v``. Each partition's rows are staged as three
 Parquet files (``files`` when called), the way Spark's tasks stage them, then committed. Faults
-come from ``HMSCATALOG_FAULTS`` (see :mod:`hmscatalog.write.faults`).
+come from ``HMSCATALOG_FAULTS`` (see :mod:`hmscatalog.faults`).
 """
 
 from __future__ import annotations

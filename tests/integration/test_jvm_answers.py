@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
+from hmscatalog.spark.bridge.jvm import Jvm
 from hmscatalog.spark.catalog import HmsCatalog
-from hmscatalog.spark.jvm import Jvm
-from hmscatalog.spark.scan import HmsScan, HmsScanBuilder
+from hmscatalog.spark.read.scan import HmsScan, HmsScanBuilder
 from hmscatalog.spark.table import ReadOnlyTable
 
 pytestmark = [pytest.mark.integration, pytest.mark.spark]

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from hmscatalog.partitions.spec import PartitionSpec
-from hmscatalog.spark.attach import proxy_jvm
-from hmscatalog.spark.rows import internal_row, partition_strings
+from hmscatalog.spark.read.rows import internal_row, partition_strings
+from hmscatalog.spark.session.driver import proxy_jvm
 
 pytestmark = [pytest.mark.integration, pytest.mark.spark, pytest.mark.metastore]
 

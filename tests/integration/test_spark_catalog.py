@@ -282,7 +282,7 @@ def test_attach_from_conf_and_several_catalogs(spark: Any, hms: Any, db: str,
 def test_a_catalog_never_attached_says_to_attach_it(spark: Any, hms: Any) -> None:
     """The catalog's class configured (as session_conf() does) but attach() never called: the
     first line says so, not Py4J's "An error occurred while calling o36.sql"."""
-    from hmscatalog.spark.plugin import PLUGIN_CLASS
+    from hmscatalog.spark.bridge.plugin import PLUGIN_CLASS
 
     spark.conf.set("spark.sql.catalog.unattached", PLUGIN_CLASS)
     try:
@@ -292,7 +292,7 @@ def test_a_catalog_never_attached_says_to_attach_it(spark: Any, hms: Any) -> Non
         spark.conf.unset("spark.sql.catalog.unattached")
     assert str(refused.value).splitlines()[0] == (
         "[HMS_NOT_ATTACHED] catalog unattached is served by hmscatalog's Python code, which "
-        'this Spark driver has not started: call hmscatalog.spark.attach(spark, '
+        'this Spark driver has not started: call hmscatalog.spark.session.attach(spark, '
         'name="unattached") first')
 
 

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from hmscatalog.spark.attach import proxy_jvm
 from hmscatalog.spark.internals import check_spark_version, running_version
+from hmscatalog.spark.session.driver import proxy_jvm
 
 pytestmark = [pytest.mark.integration, pytest.mark.spark]
 

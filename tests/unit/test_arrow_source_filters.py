@@ -15,7 +15,7 @@ from pyspark.sql.datasource import (
 )
 
 from hmscatalog.expressions import predicates as p
-from hmscatalog.spark.arrow_source import _predicate
+from hmscatalog.spark.read.arrow_source import _predicate
 
 PARTITIONS = {"dt", "hr"}
 

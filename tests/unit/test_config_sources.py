@@ -182,7 +182,7 @@ class _Session:
 
 
 def test_attach_checks_the_session_conf_first() -> None:
-    from hmscatalog.spark.attach import attach
+    from hmscatalog.spark.session.attach import attach
 
     with pytest.raises(InvalidSetting, match=r"did you mean 'spark\.hmscatalog\.hms\.uri'"):
         attach(_Session({"spark.hmscatalog.hms.url": "thrift://a:9083"}), "hms")

@@ -1,12 +1,12 @@
 """The sizes and row counts a scan reports, from the table's and the selected partitions'
-parameters (hmscatalog.spark.statistics); Spark's own reading of them is checked against the
+parameters (hmscatalog.spark.read.statistics); Spark's own reading of them is checked against the
 built-in catalog in tests/integration/test_optimizer_statistics.py."""
 
 from __future__ import annotations
 
 import pytest
 
-from hmscatalog.spark.statistics import (
+from hmscatalog.spark.read.statistics import (
     TableStatistics,
     column_properties,
     selected_statistics,

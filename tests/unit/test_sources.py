@@ -31,7 +31,7 @@ from hmscatalog.sources.source import (
     Unpartitioned,
     describe,
 )
-from hmscatalog.spark.arrow_source import PartitionedFilesReader, _Files, source_options
+from hmscatalog.spark.read.arrow_source import PartitionedFilesReader, _Files, source_options
 
 COLUMNS = (Column("a", "bigint"),)
 KEYS = (Column("dt", "string"), Column("hr", "int"))

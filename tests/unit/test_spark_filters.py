@@ -3,7 +3,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from hmscatalog.expressions import Compare, In, IsNotNull, IsNull, eq
-from hmscatalog.spark.filters import without_implied_not_null
+from hmscatalog.spark.read.filters import without_implied_not_null
 
 
 def test_is_not_null_beside_a_comparison_is_dropped() -> None:
@@ -57,7 +57,7 @@ class _In:
 
 
 def test_long_integer_in_lists_are_read_from_the_filter_text() -> None:
-    from hmscatalog.spark.filters import to_predicate
+    from hmscatalog.spark.read.filters import to_predicate
 
     keys = list(range(-3, 1000))
     spark_filter = _In("`sk, [x`", keys)  # a name that looks like the list's start
@@ -66,7 +66,7 @@ def test_long_integer_in_lists_are_read_from_the_filter_text() -> None:
 
 
 def test_other_in_lists_are_read_value_by_value() -> None:
-    from hmscatalog.spark.filters import to_predicate
+    from hmscatalog.spark.read.filters import to_predicate
 
     short = _In("sk", [1, 2, 3])
     assert to_predicate(short) == In("sk", (1, 2, 3)) and short.values().reads == 3
@@ -77,7 +77,7 @@ def test_other_in_lists_are_read_value_by_value() -> None:
 
 
 def test_names_are_read_as_spark_prints_them() -> None:
-    from hmscatalog.spark.filters import name_parts
+    from hmscatalog.spark.read.filters import name_parts
 
     assert name_parts("a") == ["a"]
     assert name_parts("`a-b`") == ["a-b"]
@@ -90,7 +90,7 @@ def test_names_are_read_as_spark_prints_them() -> None:
 
 
 def test_a_filter_on_a_back_quoted_column_names_the_column() -> None:
-    from hmscatalog.spark.filters import to_predicate
+    from hmscatalog.spark.read.filters import to_predicate
 
     assert to_predicate(_In("`a-b`", ["q", "r"])) == In("a-b", ("q", "r"))
     nested = to_predicate(_In("s.`x y`", [1, 2]))  # a nested field: no partition column

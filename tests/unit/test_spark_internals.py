@@ -55,9 +55,9 @@ def test_pyproject_accepts_exactly_the_supported_minors() -> None:
 PUBLIC = ("org.apache.spark.sql.connector.", "org.apache.spark.sql.sources.",
           "org.apache.spark.sql.types.", "org.apache.spark.sql.util.",
           "org.apache.spark.sql.catalyst.InternalRow", "org.apache.spark.SparkRuntimeException")
-# spark/jvm.py: generic py4j plumbing; javaparts/spark_plugin.py writes the Java source of the
-# catalog plugin.
-EXEMPT = {SPARK / "jvm.py", ROOT / "hmscatalog" / "javaparts" / "spark_plugin.py"}
+# spark/bridge/jvm.py: generic py4j plumbing; javaparts/spark_plugin.py writes the Java source
+# of the catalog plugin.
+EXEMPT = {SPARK / "bridge" / "jvm.py", ROOT / "hmscatalog" / "javaparts" / "spark_plugin.py"}
 
 
 def _outside_internals() -> list[Path]:
@@ -82,7 +82,7 @@ def test_spark_internals_are_named_only_in_the_internals_package() -> None:
 
 def test_error_kinds_name_the_error_once() -> None:
     from hmscatalog.errors import InvalidSetting, MetastoreUnavailable
-    from hmscatalog.spark.jvm import error_kind
+    from hmscatalog.spark.bridge.jvm import error_kind
 
     assert [error_kind(e) for e in (HmsCatalogError("x"), InvalidSetting("x"),
                                     MetastoreUnavailable("x"), KeyError("x"))] == [

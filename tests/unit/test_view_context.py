@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from hmscatalog.metastore.model import VIRTUAL_VIEW, Table
-from hmscatalog.spark.views import view_properties
+from hmscatalog.spark.statements.views import view_properties
 
 
 def view(**parameters: str) -> Table:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from hmscatalog.metastore.model import Column, Storage, StorageFormat, Table
-from hmscatalog.spark.compression import native_options
+from hmscatalog.spark.write.compression import native_options
 
 
 def _table(fmt: StorageFormat, parameters: dict[str, str],

@@ -25,11 +25,11 @@ goes through Spark classes that are not public API, and only through the functio
 The rule: outside this package, hmscatalog names only public Spark API — the connector
 interfaces and their types (``org.apache.spark.sql.connector``, ``sql.sources.Filter``,
 ``sql.types``, ``sql.util``, ``catalyst.InternalRow`` and the ``catalyst.analysis`` exceptions
-that connector signatures use), ``SparkRuntimeException`` — plus :mod:`hmscatalog.spark.jvm`'s
-generic py4j plumbing, which leans on PySpark's own bridge (``PythonUtils``).
+that connector signatures use), ``SparkRuntimeException`` — plus the generic py4j plumbing of
+:mod:`hmscatalog.spark.bridge.jvm`, which leans on PySpark's own bridge (``PythonUtils``).
 ``tests/unit/test_spark_internals.py`` checks it. :mod:`.session` also holds what makes the
 catalog reach every session (the session's extensions, the configuration new sessions start
-from) and the Thrift server's start. The Java side (``hmscatalog/spark/java/``) names plan
+from) and the Thrift server's start. The Java side (``hmscatalog/spark/bridge/java/``) names plan
 classes by their simple names only and compiles against the running Spark.
 """
 

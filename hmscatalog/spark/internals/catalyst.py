@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from hmscatalog.spark.jvm import Jvm
+    from hmscatalog.spark.bridge.jvm import Jvm
 
 EXPRESSIONS = "org.apache.spark.sql.catalyst.expressions"
 

@@ -1,4 +1,4 @@
-"""The analyzer's view of statements, for the plugin's rule (:mod:`hmscatalog.spark.hooks`):
+"""The analyzer's view of statements, for the plugin's rule (:mod:`hmscatalog.spark.session.hooks`):
 parsed plan nodes (``InsertIntoStatement``, ``RepairTable``, ``RecoverPartitions``,
 ``ShowPartitions``, ``DescribeRelation``, ``DropPartitions``, whose fields are Catalyst's, not
 API), the session's parser and catalog manager, local relations, and ``AnalysisException`` with
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from py4j.protocol import Py4JError, Py4JJavaError
 
 if TYPE_CHECKING:
-    from hmscatalog.spark.jvm import Jvm
+    from hmscatalog.spark.bridge.jvm import Jvm
 
 ANALYSIS_EXCEPTION = "org.apache.spark.sql.AnalysisException"
 

@@ -18,7 +18,7 @@ from hmscatalog.spark.internals.catalyst import decimal_value
 from hmscatalog.spark.internals.session import hadoop_conf, sql_conf, time_zone
 
 if TYPE_CHECKING:
-    from hmscatalog.spark.jvm import Jvm
+    from hmscatalog.spark.bridge.jvm import Jvm
 
 DATASOURCES = "org.apache.spark.sql.execution.datasources"
 

@@ -21,7 +21,7 @@ from py4j.java_gateway import JavaObject
 from hmscatalog.spark.internals.plans import kind
 
 if TYPE_CHECKING:
-    from hmscatalog.spark.jvm import Jvm
+    from hmscatalog.spark.bridge.jvm import Jvm
 
 NULL_FORMAT = "serialization.null.format"
 CREATES = frozenset({"CreateTable", "CreateTableAsSelect", "ReplaceTable",

@@ -17,7 +17,7 @@ from py4j.protocol import Py4JJavaError
 from hmscatalog.spark.internals.versions import running_version
 
 if TYPE_CHECKING:
-    from hmscatalog.spark.jvm import Jvm
+    from hmscatalog.spark.bridge.jvm import Jvm
 
 
 def sql_conf(jvm: Jvm) -> Any:

@@ -14,42 +14,19 @@ built on a public API newer than the oldest supported minor refuses older ones b
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 from hmscatalog.errors import UnsupportedSparkVersion
-from hmscatalog.javaparts.spark_plugin import SPARK_MINORS
+from hmscatalog.javaparts.spark_plugin import SPARK_MINORS, listed_minors, minor_of
 
 if TYPE_CHECKING:
-    from hmscatalog.spark.jvm import Jvm
+    from hmscatalog.spark.bridge.jvm import Jvm
 
 SUPPORTED: tuple[str, ...] = SPARK_MINORS
 
 # Public Spark APIs newer than the oldest supported minor, and what of hmscatalog needs them.
 # (Spark's own SQL also grew: CREATE TABLE ... LIKE into a catalog plugin parses from 4.2.)
 PYTHON_SOURCE_FILTERS = (4, 1)  # filters pushed into Python data sources: the pyarrow reads
-
-_VERSION = re.compile(r"(\d+)\.(\d+)")
-
-
-def _listed() -> str:
-    """``4.0, 4.1, 4.2 and 4.3``."""
-    *rest, last = SUPPORTED
-    return f"{', '.join(rest)} and {last}" if rest else last
-
-
-def minor_of(version: str) -> tuple[int, int]:
-    """``(major, minor)`` of a Spark version string (``"4.0.5"``, ``"4.3.0-SNAPSHOT"``).
-
-    Raises:
-        UnsupportedSparkVersion: when ``version`` does not start with ``<major>.<minor>``.
-    """
-    match = _VERSION.match(version.strip())
-    if match is None:
-        raise UnsupportedSparkVersion(
-            f"hmscatalog cannot read the Spark version {version!r}; it supports Spark {_listed()}")
-    return int(match[1]), int(match[2])
-
 
 def check_spark_version(version: str) -> tuple[int, int]:
     """``(major, minor)`` of ``version`` when hmscatalog supports it (see :data:`SUPPORTED`).
@@ -60,7 +37,8 @@ def check_spark_version(version: str) -> tuple[int, int]:
     major, minor = minor_of(version)
     if f"{major}.{minor}" not in SUPPORTED:
         raise UnsupportedSparkVersion(
-            f"hmscatalog does not support Spark {version.strip()}: it supports Spark {_listed()} "
+            f"hmscatalog does not support Spark {version.strip()}: it supports Spark "
+            f"{listed_minors()} "
             f"(pyspark>={SUPPORTED[0]},<{_after(SUPPORTED[-1])})")
     return major, minor
 

@@ -21,11 +21,11 @@ from hmscatalog.metastore.model import StorageFormat
 from hmscatalog.spark.internals.session import hadoop_conf, sql_conf
 
 if TYPE_CHECKING:
-    from hmscatalog.spark.jvm import Jvm
+    from hmscatalog.spark.bridge.jvm import Jvm
 
 DATASOURCES = "org.apache.spark.sql.execution.datasources"
 # Files written once at their final names, visible only when the job commits: S3A's magic
-# committer under hmscatalog's protocol (hmscatalog/spark/java/MagicCommitProtocol.java).
+# committer under hmscatalog's protocol (hmscatalog/spark/bridge/java/MagicCommitProtocol.java).
 MAGIC_PROTOCOL = "io.hmscatalog.spark.MagicCommitProtocol"
 # The job setting MagicCommitProtocol puts every file one directory further down by.
 VERSION_DIRECTORY = "hmscatalog.write.version-directory"

@@ -1,0 +1,47 @@
+"""One attached catalog, shared by the sessions of a driver: the metastore client, the cache
+and the Python catalog that serves each session."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from hmscatalog.metastore.cache import MetadataCache
+from hmscatalog.metastore.client import MetastoreClient
+from hmscatalog.spark.bridge.jvm import Jvm
+from hmscatalog.spark.catalog import HmsCatalog
+
+
+@dataclass
+class Attached:
+    """One attached catalog: what its sessions share (the metastore client, S3 settings) and
+    the Python catalog object serving each session."""
+
+    name: str
+    client: MetastoreClient
+    storage_options: dict[str, str]
+    home: Jvm  # the attaching session's
+    cache: MetadataCache  # the metastore answers its sessions' queries reuse
+    sessions: list[tuple[Any, HmsCatalog]] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def catalog_for(self, jsession: Any) -> HmsCatalog:
+        with self.lock:
+            for known, catalog in self.sessions:
+                if known.equals(jsession):
+                    return catalog
+            jvm = self.home if self.home.jsession.equals(jsession) else _jvm_of(self.home,
+                                                                                 jsession)
+            catalog = HmsCatalog(jvm, self.client, self.name, self.storage_options, self.cache)
+            self.sessions.append((jsession, catalog))
+            return catalog
+
+
+def _jvm_of(home: Jvm, jsession: Any) -> Jvm:
+    """A :class:`Jvm` for another session of the same driver."""
+    from pyspark.sql import SparkSession
+
+    return Jvm(SparkSession(home.spark.sparkContext, jsparkSession=jsession))
+
+
