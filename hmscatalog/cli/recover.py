@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
 
 def run_path(args: argparse.Namespace) -> int:
     from hmscatalog.errors import HmsCatalogError
-    from hmscatalog.storage.filesystems import open_storage
+    from hmscatalog.storage.opening import open_storage
     from hmscatalog.write.paths import recover_path
 
     options = {key: value for key, value in (("s3.endpoint", args.s3_endpoint),

@@ -12,7 +12,7 @@ from hmscatalog.errors import InvalidPartitionSpec, NoSuchPartition, StorageErro
 from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.model import Partition, Table
 from hmscatalog.partitions.codec import make_part_name
-from hmscatalog.storage.filesystems import open_storage
+from hmscatalog.storage.opening import open_storage
 
 
 def _strings(table: Table, columns: Sequence[str], values: Sequence[str]) -> list[str]:

@@ -43,7 +43,8 @@ from hmscatalog.sources.discovery import (
     discover,
     split_directory,
 )
-from hmscatalog.storage.filesystems import Storage, open_storage
+from hmscatalog.storage.filesystems import Storage
+from hmscatalog.storage.opening import open_storage
 
 log = logging.getLogger(__name__)
 

@@ -12,8 +12,8 @@ from hmscatalog.metastore._thrift.hive_metastore import ttypes as t
 from hmscatalog.metastore.calls import DEFAULT_CATALOG, MetastoreCalls
 from hmscatalog.metastore.model import Partition, Table
 from hmscatalog.partitions.codec import check_static_value, make_part_name
-from hmscatalog.storage.filesystems import created_directories
 from hmscatalog.storage.locations import local_path
+from hmscatalog.storage.opening import created_directories
 
 ADD_BATCH = 1000
 GET_BATCH = 500
@@ -58,7 +58,7 @@ class PartitionCalls(MetastoreCalls):
 
         The metastore creates each new partition's directory. For ``file:`` locations on a
         metastore on this machine they are created first, through
-        :func:`hmscatalog.storage.filesystems.created_directories` (many times faster than the
+        :func:`hmscatalog.storage.opening.created_directories` (many times faster than the
         server, which starts a process per directory); a batch that fails removes the
         directories created for it.
 

@@ -45,8 +45,9 @@ from hmscatalog.sources.versions import (
     load_versions,
     refuse_old_layout,
 )
-from hmscatalog.storage.filesystems import Entry, Storage, open_storage
+from hmscatalog.storage.filesystems import Entry, Storage
 from hmscatalog.storage.globs import Glob, State, select_files
+from hmscatalog.storage.opening import open_storage
 
 log = logging.getLogger(__name__)
 

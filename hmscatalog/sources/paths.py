@@ -39,7 +39,7 @@ from hmscatalog.partitions.types import HiveType, parse_hive_type
 from hmscatalog.projection import InjectedProjection, parse_projection
 from hmscatalog.sources.discovery import DiscoveryLimits, is_hidden, split_directory
 from hmscatalog.sources.source import ReadTarget
-from hmscatalog.storage.filesystems import Storage, open_storage
+from hmscatalog.storage.filesystems import Storage
 from hmscatalog.storage.globs import (
     Glob,
     State,
@@ -48,6 +48,7 @@ from hmscatalog.storage.globs import (
     selects_file,
     step_into,
 )
+from hmscatalog.storage.opening import open_storage
 
 log = logging.getLogger(__name__)
 

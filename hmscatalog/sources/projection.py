@@ -14,7 +14,7 @@ from hmscatalog.expressions.predicates import Predicate
 from hmscatalog.projection import Projection, UnsupportedProjectionFilter, parse_projection
 from hmscatalog.sources.discovery import is_hidden
 from hmscatalog.sources.source import ReadTarget, SelectedPartition, Selection
-from hmscatalog.storage.filesystems import open_storage
+from hmscatalog.storage.opening import open_storage
 
 
 def projection_of(target: ReadTarget) -> Projection | None:

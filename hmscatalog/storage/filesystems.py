@@ -7,7 +7,7 @@ here and through ``os`` on local disk (:class:`~hmscatalog.storage.local.LocalSt
 the commit relies on what POSIX promises (an atomic rename, fsync). Paths inside a
 :class:`Storage` are what pyarrow uses: ``/abs/dir`` locally, ``bucket/key`` on S3.
 :meth:`Storage.uri` turns them back into locations the metastore and Spark understand;
-:func:`open_storage` is how callers get the storage of a location.
+:func:`~hmscatalog.storage.opening.open_storage` is how callers get the storage of a location.
 """
 
 from __future__ import annotations
@@ -220,7 +220,7 @@ class Storage:
         """The path of ``location`` in this storage, or ``None`` when it lives on another
         kind of storage (or one hmscatalog cannot list)."""
         try:
-            scheme, path = _split(location)
+            scheme, path = split_location(location)
         except StorageError:
             return None
         same = scheme == "file" if self.scheme == "file" else scheme in S3_SCHEMES
@@ -285,7 +285,7 @@ def on_object_store(location: str | None) -> bool:
     return bool(rest) and scheme.lower() in S3_SCHEMES
 
 
-def _split(uri: str) -> tuple[str, str]:
+def split_location(uri: str) -> tuple[str, str]:
     """``(scheme, path)`` of a location: ``("file", "/abs/dir")`` or ``("s3a", "bucket/key")``.
 
     Raises:
@@ -319,42 +319,6 @@ def use_hadoop(opener: Callable[[str], Storage] | None) -> None:
     _hadoop_opener = opener
 
 
-def open_storage(uri: str, options: Mapping[str, str] | None = None) -> tuple[Storage, str]:
-    """The storage holding ``uri`` and the path of ``uri`` inside it.
-
-    Accepts local paths, ``file:`` locations, and ``s3://``/``s3a://``/``s3n://`` URIs
-    (listed with pyarrow), and in a Spark driver any other Hadoop file system's
-    (:mod:`hmscatalog.storage.hadoop`).
-    """
-    import pyarrow.fs as pafs
-
-    scheme, path = _split(uri)
-    if scheme == "file":
-        from hmscatalog.storage.local import UMASK_KEY, LocalStorage, umask  # extends Storage
-
-        return LocalStorage(umask((options or {}).get(UMASK_KEY))), path
-    if scheme not in S3_SCHEMES and _hadoop_opener is not None:
-        return _hadoop_opener(uri), path
-    try:
-        filesystem = pafs.S3FileSystem(**s3_options(options or {}))
-    except (OSError, ValueError, TypeError) as exc:
-        raise StorageError(f"cannot open S3 for {uri!r}: {exc}") from exc
-    return Storage(filesystem, scheme), path
-
-
-@contextlib.contextmanager
-def created_directories(locations: Sequence[str],
-                        options: Mapping[str, str] | None = None) -> Iterator[None]:
-    """:meth:`Storage.created_dirs` for locations (``file:/...``, ``s3://...``): the missing
-    directories are made before the block and removed again, while still empty, if it raises.
-    """
-    groups: dict[str, tuple[Storage, builtins.list[str]]] = {}
-    for location in locations:
-        scheme, path = _split(location)
-        if scheme not in groups:
-            groups[scheme] = (open_storage(location, options)[0], [])
-        groups[scheme][1].append(path)
-    with contextlib.ExitStack() as stack:
-        for storage, paths in groups.values():
-            stack.enter_context(storage.created_dirs(paths))
-        yield
+def hadoop_opener() -> Callable[[str], Storage] | None:
+    """What :func:`use_hadoop` installed, if anything."""
+    return _hadoop_opener

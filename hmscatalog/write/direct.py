@@ -38,7 +38,8 @@ from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.model import Partition, Table
 from hmscatalog.metastore.spark_schema import directory_names
 from hmscatalog.partitions.codec import make_part_name, with_keys
-from hmscatalog.storage.filesystems import Storage, open_storage
+from hmscatalog.storage.filesystems import Storage
+from hmscatalog.storage.opening import open_storage
 from hmscatalog.write import steps
 from hmscatalog.write.journal import (
     HEARTBEAT_S,

@@ -41,7 +41,8 @@ from pathlib import Path
 from typing import Literal
 
 from hmscatalog.errors import HmsCatalogError, StorageError
-from hmscatalog.storage.filesystems import Storage, on_object_store, open_storage
+from hmscatalog.storage.filesystems import Storage, on_object_store
+from hmscatalog.storage.opening import open_storage
 
 COMMITS_DIR = ".hms-commits"
 # Replaced files are written to <directory>/hms-v<write id> (see hmscatalog.write.commit).

@@ -28,7 +28,8 @@ from hmscatalog import config
 from hmscatalog.errors import RecoveryFailed
 from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.model import Table
-from hmscatalog.storage.filesystems import on_object_store, open_storage
+from hmscatalog.storage.filesystems import on_object_store
+from hmscatalog.storage.opening import open_storage
 from hmscatalog.write import direct, steps
 from hmscatalog.write.journal import (
     STALE_AFTER_S,

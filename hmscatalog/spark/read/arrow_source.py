@@ -41,7 +41,8 @@ from hmscatalog.partitions.types import parse_value
 from hmscatalog.sources.choose import source_for
 from hmscatalog.sources.paths import partition_values
 from hmscatalog.sources.source import ReadTarget
-from hmscatalog.storage.filesystems import Storage, open_storage
+from hmscatalog.storage.filesystems import Storage
+from hmscatalog.storage.opening import open_storage
 
 NAME = "hmscatalog_partitioned_files"
 

@@ -27,7 +27,8 @@ from hmscatalog.spark.internals.write import FileWrite, attributes_by_name, prep
 from hmscatalog.spark.session.driver import proxy_jvm, storage_options
 from hmscatalog.spark.write.partition_guard import partition_guard
 from hmscatalog.spark.write.table_write import WRITE, SortedWrite, writers_umask
-from hmscatalog.storage.filesystems import Storage, on_object_store, open_storage
+from hmscatalog.storage.filesystems import Storage, on_object_store
+from hmscatalog.storage.opening import open_storage
 from hmscatalog.write.paths import (
     PathCommit,
     PathDirectCommit,
