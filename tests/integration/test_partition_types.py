@@ -122,6 +122,39 @@ def test_a_partial_drop_drops_values_of_other_engines(spark: Any, db: str,
     assert _ids(spark, f"SELECT id FROM hms.{db}.ours") == [2]
 
 
+@pytest.mark.parametrize("ansi", ["true", "false"])
+def test_tinyint_and_smallint_values_out_of_range(spark: Any, db: str,
+                                                  client: MetastoreClient, ansi: str) -> None:
+    """Partitions another engine registered as '128' in a TINYINT column and '-32769' in a
+    SMALLINT one are cast as the built-in casts them: under ANSI the read fails naming the
+    partition, without it they read as NULL. Spark's directory parser reads such a text as
+    an INT and narrows it, and hms read them as -128 and 32767 (harness seed 5430)."""
+    spark.sql(f"CREATE TABLE spark_catalog.{db}.t (id INT) PARTITIONED BY (b TINYINT, "
+              "s SMALLINT) STORED AS PARQUET")
+    spark.sql(f"INSERT INTO spark_catalog.{db}.t PARTITION (b=1, s=2) VALUES (1)")
+    _foreign_partition(client, db, "b=1/s=2", ["128", "2"])
+    _foreign_partition(client, db, "b=1/s=2", ["1", "-32769"])
+    query = f"SELECT b, s FROM {{c}}.{db}.t"
+    spark.conf.set("spark.sql.ansi.enabled", ansi)
+    try:
+        if ansi == "true":
+            for catalog in ("spark_catalog", "hms"):
+                with pytest.raises(Exception) as refused:
+                    spark.sql(query.format(c=catalog)).collect()
+                assert "CAST_INVALID_INPUT" in _first_line(refused.value) or (
+                    "HMS_INVALID_PARTITION_VALUE" in _first_line(refused.value))
+            assert _first_line(refused.value).startswith(
+                f"[HMS_INVALID_PARTITION_VALUE] table {db}.t: partition b=")
+            return
+        expected = sorted(map(tuple, spark.sql(query.format(c="spark_catalog")).collect()),
+                          key=str)
+        assert expected == [(1, 2), (1, None), (None, 2)]
+        assert sorted(map(tuple, spark.sql(query.format(c="hms")).collect()),
+                      key=str) == expected
+    finally:
+        spark.conf.unset("spark.sql.ansi.enabled")
+
+
 def test_a_char_value_longer_than_its_column(spark: Any, db: str,
                                             client: MetastoreClient) -> None:
     """A CHAR(1) partition another engine registered as 'abc' (or 'a', unpadded): read as the

@@ -32,28 +32,36 @@ def java_number_text(jvm: Jvm) -> NumberText:
     return text
 
 
-def decimals_fit(spec: PartitionSpec, partitions: Sequence[Sequence[str]]) -> bool:
-    """Whether every DECIMAL value of ``partitions`` (each a partition's value strings) is
-    written as Spark writes its column's values: within its precision, with exactly its scale's
-    digits after the point and no exponent. Spark's partition parser keeps a text's own scale:
-    it would read ``'123456789.12'`` into a DECIMAL(10,2) column as it is, where its cast gives
-    NULL (or an error under ANSI), and ``'1.005'`` or ``'1e2'`` into a DECIMAL(38,6) one as
-    0.001005 or 0.000100."""
-    positions = [i for i, column in enumerate(spec.columns) if column.type.kind == "decimal"]
+def parsed_as_cast(spec: PartitionSpec, partitions: Sequence[Sequence[str]]) -> bool:
+    """Whether Spark's partition directory parser reads every value of ``partitions`` (each a
+    partition's value strings) as its cast reads it, where the parser does not refuse it:
+
+    * a TINYINT or SMALLINT value within its type's range: the parser reads the text as an INT
+      and narrows it, so another engine's ``'128'`` in a TINYINT column would read as -128,
+      where the cast fails (or gives NULL without ANSI);
+    * a DECIMAL value written as Spark writes its column's values: within its precision, with
+      exactly its scale's digits after the point and no exponent. The parser keeps a text's
+      own scale: it would read ``'123456789.12'`` into a DECIMAL(10,2) column as it is, where
+      the cast gives NULL (or an error under ANSI), and ``'1.005'`` or ``'1e2'`` into a
+      DECIMAL(38,6) one as 0.001005 or 0.000100."""
+    kinds = ("tinyint", "smallint", "decimal")
+    positions = [i for i, column in enumerate(spec.columns) if column.type.kind in kinds]
     for values in partitions if positions else ():
         for i in positions:
-            text = values[i]
+            text, hive_type = values[i], spec.columns[i].type
             if text == DEFAULT_PARTITION_NAME:
                 continue
             try:
-                parse_value(text, spec.columns[i].type)
+                parse_value(text, hive_type)  # in range, within the precision
             except InvalidPartitionValue:
                 return False
+            if hive_type.kind != "decimal":
+                continue
             try:
                 exponent = decimal.Decimal(text).as_tuple().exponent
             except decimal.InvalidOperation:
                 return False
-            if "e" in text.lower() or exponent != -(spec.columns[i].type.scale or 0):
+            if "e" in text.lower() or exponent != -(hive_type.scale or 0):
                 return False
     return True
 

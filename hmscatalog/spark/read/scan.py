@@ -33,7 +33,7 @@ from hmscatalog.spark.internals import read
 from hmscatalog.spark.internals.session import sql_conf, time_zone
 from hmscatalog.spark.read.filters import translate, translate_v2, without_implied_not_null
 from hmscatalog.spark.read.listing import ListingCache, directory_stamps
-from hmscatalog.spark.read.rows import checked_partition_row, decimals_fit
+from hmscatalog.spark.read.rows import checked_partition_row, parsed_as_cast
 from hmscatalog.spark.read.runtime_scan import PREDICATE, READ, HmsScan, Runtime
 from hmscatalog.spark.read.serde_io import recursive_directories, serde_scan
 from hmscatalog.spark.read.statistics import ScanStatistics, table_statistics
@@ -252,8 +252,9 @@ class HmsScanBuilder(JavaProxy):
         When every partition sits where Hive puts it (``<table>/<k=v>/...``), its directory name
         says exactly what its metastore values say, and Spark parses all of them in one JVM call,
         casting to the declared types as its own Hive tables do. Otherwise, or when Spark's
-        parser refuses a value (``'7.9'`` in an INT column, which another engine registered),
-        each partition's values are cast one by one, as the built-in casts them: by the
+        parser refuses a value (``'7.9'`` in an INT column, which another engine registered) or
+        would read one otherwise than the cast does (see ``parsed_as_cast``), each partition's
+        values are cast one by one, as the built-in casts them: by the
         session's ``spark.sql.ansi.enabled``, strictly (an error naming the table, partition
         and value) or leniently (``'7.9'`` is 7, an overflow NULL).
         """
@@ -264,7 +265,7 @@ class HmsScanBuilder(JavaProxy):
         stripped = [location.rstrip("/") for location in locations]
         if stripped and all(location == f"{root}/{partition_path(names, list(part.values))}"
                             for location, part in zip(stripped, selection.partitions,
-                                                      strict=True)) and decimals_fit(
+                                                      strict=True)) and parsed_as_cast(
                 table.partition_spec, [part.values for part in selection.partitions]):
             # Every directory is named as the partition schema names its columns.
             try:
