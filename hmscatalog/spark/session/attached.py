@@ -43,5 +43,3 @@ def _jvm_of(home: Jvm, jsession: Any) -> Jvm:
     from pyspark.sql import SparkSession
 
     return Jvm(SparkSession(home.spark.sparkContext, jsparkSession=jsession))
-
-

@@ -77,5 +77,3 @@ def storage_options(spark: Any, name: str | None = None) -> dict[str, str]:
     hadoop = session.hadoop_conf(proxy_jvm(spark))
     return {**s3a_storage_options(hadoop.get),
             **config.catalog_storage_options(conf_getter(spark), name or "")}
-
-

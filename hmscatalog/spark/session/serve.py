@@ -189,4 +189,3 @@ def serve_forever(uri: str, port: int | None, host: str, name: str,
         stopped.wait()
     finally:
         stop()
-
