@@ -2,7 +2,8 @@
 ``unregister_partition`` rules: the columns named must be the table's partition columns (in any
 order); registering needs the partition's directory to exist (the table's layout by default, or
 a given location) and refuses a partition that is registered already; unregistering removes
-the partition from the metastore and leaves its files alone."""
+the partition from the metastore and leaves its files alone. And drop partitions by their
+metastore names, their files with them."""
 
 from __future__ import annotations
 
@@ -70,3 +71,26 @@ def unregister_partition(client: MetastoreClient, table: Table, columns: Sequenc
                               if_exists=True) == 0:
         raise NoSuchPartition(f"partition {name} of table {table.qualified_name} does not exist")
     return name
+
+
+def drop_partitions(client: MetastoreClient, table: Table, names: Sequence[str],
+                    if_exists: bool) -> None:
+    """Drop the partitions of those metastore names (``dt=2024-01-05/hr=7``) in one request,
+    their files with them unless the table is external (the metastore keeps an external
+    table's files whatever it is asked).
+
+    Raises:
+        NoSuchPartition: unless ``if_exists``, one is not registered (naming each; none is
+            dropped).
+    """
+    names = list(dict.fromkeys(names))  # the metastore drops none of a list naming one twice
+    try:
+        client.drop_partitions(table.database, table.name, names, delete_data=True,
+                               if_exists=if_exists)
+    except NoSuchPartition:  # the metastore's message names none of them
+        present = set(client.list_partition_names(table.database, table.name))
+        missing = [name for name in names if name not in present]
+        what = (f"partition {missing[0]} of table {table.qualified_name} does not exist"
+                if len(missing) == 1 else f"partitions {', '.join(missing)} of table "
+                f"{table.qualified_name} do not exist")
+        raise NoSuchPartition(f"{what} (none was dropped)") from None

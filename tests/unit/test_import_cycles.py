@@ -14,6 +14,7 @@ above is the same knot, only hidden.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,6 +23,7 @@ import hmscatalog
 ROOT = Path(hmscatalog.__file__).parent
 
 
+@functools.cache
 def _module_names() -> dict[str, Path]:
     names = {}
     for path in ROOT.rglob("*.py"):

@@ -30,8 +30,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from hmscatalog.errors import InvalidSetting, NoSuchPartition
-from hmscatalog.maintenance.partitions import register_partition, unregister_partition
+from hmscatalog.errors import InvalidSetting
+from hmscatalog.maintenance.partitions import (
+    drop_partitions,
+    register_partition,
+    unregister_partition,
+)
 from hmscatalog.maintenance.repair import repair_table
 from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.model import Table
@@ -130,18 +134,7 @@ def _drop(catalog: ProcedureHost, table: Table, args: dict[str, Any]) -> None:
     if not names:
         raise InvalidSetting(f"drop_partitions of table {table.qualified_name}: "
                              "partition_names must name at least one partition")
-    names = list(dict.fromkeys(names))
-    try:
-        # The metastore keeps the files of external tables whatever deleteData says.
-        catalog.client.drop_partitions(table.database, table.name, names, delete_data=True,
-                                       if_exists=bool(args["if_exists"]))
-    except NoSuchPartition:  # the metastore's message names none of them
-        present = set(catalog.client.list_partition_names(table.database, table.name))
-        missing = [name for name in names if name not in present]
-        what = (f"partition {missing[0]} of table {table.qualified_name} does not exist"
-                if len(missing) == 1 else f"partitions {', '.join(missing)} of table "
-                f"{table.qualified_name} do not exist")
-        raise NoSuchPartition(f"{what} (none was dropped)") from None
+    drop_partitions(catalog.client, table, names, bool(args["if_exists"]))
 
 
 def _flush(catalog: ProcedureHost, args: dict[str, Any]) -> None:
