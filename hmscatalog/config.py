@@ -88,6 +88,10 @@ KERBEROS_KEYS = (KERBEROS_PRINCIPAL, KERBEROS_CLIENT_PRINCIPAL, KERBEROS_KEYTAB)
 TLS_ENABLED = "spark.hmscatalog.tls.enabled"
 TLS_CA_FILE = "spark.hmscatalog.tls.ca-file"
 HIVE_USE_SSL = "hive.metastore.use.SSL"
+# The Spark catalog each lakehouse format's tables are handed to (hmscatalog.metastore.kinds).
+REDIRECT_PREFIX = "spark.hmscatalog.redirect."
+REDIRECT_FORMATS = ("iceberg", "delta", "hudi", "paimon")
+REDIRECT_KEYS = tuple(REDIRECT_PREFIX + fmt for fmt in REDIRECT_FORMATS)
 HIVE_SASL_ENABLED = "hive.metastore.sasl.enabled"
 HIVE_KERBEROS_PRINCIPAL = "hive.metastore.kerberos.principal"
 SPARK_KERBEROS_PRINCIPAL = "spark.kerberos.principal"
@@ -150,6 +154,18 @@ _KERBEROS_DOCS = {
                      "near their end). Unset: `spark.kerberos.keytab`, else the ticket cache "
                      "(`kinit`).",
 }
+
+_FORMAT_TITLES = {"iceberg": "Iceberg", "delta": "Delta", "hudi": "Hudi", "paimon": "Paimon"}
+
+
+def _redirect_doc(key: str) -> str:
+    title = _FORMAT_TITLES[key[len(REDIRECT_PREFIX):]]
+    return (f"The Spark catalog that the catalog's {title} tables are handed to: a statement "
+            f"naming such a table through hms runs on that catalog's table of the same name "
+            f"(it must be configured, `spark.sql.catalog.<name>`, or be `spark_catalog`). "
+            f"Unset: every statement on a {title} table is refused, naming this setting, "
+            "since its directory holds files its own metadata has removed.")
+
 
 SETTINGS: dict[str, Setting] = {s.key: s for s in (
     Setting(DISCOVERY_ENABLED, "table", "boolean", False,
@@ -218,6 +234,7 @@ SETTINGS: dict[str, Setting] = {s.key: s for s in (
     Setting(TLS_CA_FILE, "catalog", "text", "",
             "The CA certificates (PEM) the metastore's certificate must chain to; setting it "
             "turns TLS on unless `tls.enabled` is false. Unset: the system's CAs."),
+    *(Setting(key, "catalog", "text", "", _redirect_doc(key)) for key in REDIRECT_KEYS),
     Setting(HIVE_DYNAMIC_PARTITION, "hive", "boolean", True,
             "Allow INSERTs with dynamic partition columns; false refuses every such INSERT "
             "of a statement, with Hive's message."),
@@ -466,6 +483,14 @@ def catalog_storage_options(get: Getter, name: str) -> dict[str, str]:
     (``s3.endpoint``...)."""
     found = {key[len(CATALOG_PREFIX):]: catalog_setting(get, name, key, str) for key in S3_KEYS}
     return {key: value for key, value in found.items() if value}
+
+
+def catalog_redirects(get: Getter, name: str) -> dict[str, str]:
+    """The Spark catalog named for each lakehouse format of :data:`REDIRECT_FORMATS` that
+    catalog ``name`` hands its tables of that format to (``{"iceberg": "ice"}``)."""
+    found = {fmt: catalog_setting(get, name, REDIRECT_PREFIX + fmt, str).strip()
+             for fmt in REDIRECT_FORMATS}
+    return {fmt: target for fmt, target in found.items() if target}
 
 
 def catalog_kerberos(get: Getter, name: str) -> tuple[str, str, str] | None:

@@ -110,3 +110,8 @@ class RecoveryFailed(HmsCatalogError):
 class UnsupportedSparkVersion(HmsCatalogError):
     """The running Spark is not a version hmscatalog was tested with; the message names the
     running version and the supported ones."""
+
+
+class LakehouseTable(HmsCatalogError):
+    """A statement would read or change an Iceberg, Delta, Hudi or Paimon table as a Hive table;
+    the message names the table, its format and the setting that redirects it."""

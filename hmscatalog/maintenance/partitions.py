@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 
 from hmscatalog.errors import InvalidPartitionSpec, NoSuchPartition, StorageError
 from hmscatalog.metastore.client import MetastoreClient
+from hmscatalog.metastore.kinds import refuse_lakehouse
 from hmscatalog.metastore.model import Partition, Table
 from hmscatalog.partitions.codec import make_part_name
 from hmscatalog.storage.opening import open_storage
@@ -43,6 +44,7 @@ def register_partition(client: MetastoreClient, table: Table, columns: Sequence[
         StorageError: the location does not exist.
         AlreadyExists: the partition is registered.
     """
+    refuse_lakehouse(table, "register a partition of")
     strings = _strings(table, columns, values)
     name = make_part_name(table.partition_spec.names, strings)
     if location is None:
@@ -66,6 +68,7 @@ def unregister_partition(client: MetastoreClient, table: Table, columns: Sequenc
     Raises:
         NoSuchPartition: the partition is not registered.
     """
+    refuse_lakehouse(table, "unregister a partition of")
     name = make_part_name(table.partition_spec.names, _strings(table, columns, values))
     if client.drop_partitions(table.database, table.name, [name], delete_data=False,
                               if_exists=True) == 0:
@@ -83,6 +86,7 @@ def drop_partitions(client: MetastoreClient, table: Table, names: Sequence[str],
         NoSuchPartition: unless ``if_exists``, one is not registered (naming each; none is
             dropped).
     """
+    refuse_lakehouse(table, "drop partitions of")
     names = list(dict.fromkeys(names))  # the metastore drops none of a list naming one twice
     try:
         client.drop_partitions(table.database, table.name, names, delete_data=True,

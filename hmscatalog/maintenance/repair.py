@@ -34,6 +34,7 @@ from hmscatalog.errors import (
 )
 from hmscatalog.expressions.predicates import AlwaysTrue
 from hmscatalog.metastore.client import MetastoreClient
+from hmscatalog.metastore.kinds import refuse_lakehouse
 from hmscatalog.metastore.model import Partition, Table
 from hmscatalog.partitions.codec import make_part_name, parse_part_name
 from hmscatalog.partitions.spec import PartitionSpec
@@ -111,6 +112,7 @@ def repair_table(client: MetastoreClient, table: Table | str, add: bool = True,
         if not dot:
             raise InvalidOperation(f"cannot repair table {table!r}: name it as database.table")
         table = client.get_table(database, name)
+    refuse_lakehouse(table, "repair")
     with _naming(table.qualified_name):
         return _Repair(client, table, storage_options or {}).run(
             add, drop, dry_run, progress or (lambda done, total: None), max(1, batch_size))

@@ -33,6 +33,7 @@ from typing import Any, Literal
 
 from hmscatalog.config import DISCOVERY_MAX_LIST_CALLS
 from hmscatalog.errors import InvalidGlob, InvalidPartitionSpec, InvalidPartitionValue, StorageError
+from hmscatalog.metastore.kinds import directory_kind, directory_refusal
 from hmscatalog.metastore.model import Column, StorageFormat
 from hmscatalog.partitions.inference import Inference, directory_value, infer_partition_types
 from hmscatalog.partitions.types import HiveType, parse_hive_type
@@ -124,6 +125,7 @@ def plan_path_read(uri: str, file_format: str = "parquet",
         if not relative and storage.list(root) is None and storage.exists(root):
             root, _, relative = root.rpartition("/")  # a file: its directory is the base
             root = root or "/"
+    _refuse_lakehouse_directory(storage, root, uri)
     glob = compile_below(root, relative) if relative else None
     found = _sample(storage, root, glob, uri, hive_partitioning is not False)
     if hive_partitioning is True and not found.keys:
@@ -141,6 +143,21 @@ def plan_path_read(uri: str, file_format: str = "parquet",
     partition_keys = [Column(key, str(types[key])) for key in found.keys]
     columns = _file_columns(storage, found.data_file, file_format, set(found.keys), uri)
     return PathLayout(storage, root, glob, relative, columns, partition_keys)
+
+
+def _refuse_lakehouse_directory(storage: Storage, root: str, uri: str) -> None:
+    """Refuse to read the directory of an Iceberg, Delta, Hudi or Paimon table as files: it
+    holds files the table's own metadata has removed.
+
+    Raises:
+        LakehouseTable: naming the read, the directory and the format.
+    """
+    def names(path: str) -> set[str]:
+        return {entry.name for entry in storage.list(path) or ()}
+
+    found = directory_kind(names(root), lambda below: names(f"{root.rstrip('/')}/{below}"))
+    if found is not None:
+        raise directory_refusal(f"read of {uri}", storage.uri(root), found)
 
 
 def _every_value(storage: Storage, root: str, glob: Glob | None, keys: list[str],

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import replace
 from typing import Any
@@ -12,6 +13,7 @@ from hmscatalog.config import check_properties
 from hmscatalog.errors import AlreadyExists, InvalidOperation, NoSuchNamespace, NoSuchTable
 from hmscatalog.metastore.cache import MetadataCache
 from hmscatalog.metastore.client import MetastoreClient
+from hmscatalog.metastore.kinds import Kind, TableKind, kind_of, refusal
 from hmscatalog.metastore.model import (
     VIRTUAL_VIEW,
     Column,
@@ -23,12 +25,13 @@ from hmscatalog.sources.projection import projection_of
 from hmscatalog.sources.source import ReadTarget
 from hmscatalog.spark.bridge.jvm import CATALOG_PKG, JavaProxy, Jvm, quoted
 from hmscatalog.spark.internals.session import struct_of_v2_columns
+from hmscatalog.spark.lakehouse import LakehouseStandIn, Redirects
 from hmscatalog.spark.read.scan import CatalogContext
 from hmscatalog.spark.read.serde_io import columns_for_create
 from hmscatalog.spark.statements import procedures
 from hmscatalog.spark.statements.table_definition import TableDefinitions
 from hmscatalog.spark.statements.view_statements import view_dropped_as_table
-from hmscatalog.spark.table import CreatedHmsTable, HmsTable
+from hmscatalog.spark.table import CreatedHmsTable, HmsTable, table_properties
 from hmscatalog.write import recovery
 from hmscatalog.write.journal import table_home
 
@@ -46,8 +49,10 @@ class HmsCatalog(JavaProxy):
 
     def __init__(self, jvm: Jvm, client: MetastoreClient, name: str,
                  storage_options: dict[str, str] | None = None,
-                 cache: MetadataCache | None = None) -> None:
+                 cache: MetadataCache | None = None,
+                 redirects: Mapping[Kind, str] | None = None) -> None:
         self._jvm = jvm
+        self._redirects = Redirects(jvm, name, redirects or {})
         self.client = client
         self._name = name
         self.cache = cache or MetadataCache(0)  # what queries reuse (the catalog's cache-ttl)
@@ -227,6 +232,43 @@ class HmsCatalog(JavaProxy):
             self._jvm.analysis_error("NoSuchTableException", ident)
         return namespace[0], str(ident.name())
 
+    def _split(self, ident: Any) -> tuple[list[str], str]:
+        database, name = self._names(ident)
+        return [database], name
+
+    def _lakehouse(self, database: str, name: str) -> tuple[Table, TableKind] | None:
+        """The table, when it is a lakehouse table (:mod:`hmscatalog.spark.lakehouse`)."""
+        try:
+            table = self.client.get_table(database, name)
+        except (NoSuchTable, NoSuchNamespace):
+            return None
+        found = kind_of(table)
+        return (table, found) if found.lakehouse else None
+
+    def _redirected(self, ident: Any, verb: str) -> Any | None:
+        """For a statement that changes table ``ident``: the catalog that takes it when it is
+        a lakehouse table (:class:`Redirects`), and ``None`` for an hms table. A lakehouse
+        table no catalog takes is refused, naming the setting that would redirect it."""
+        database, name = self._names(ident)
+        found = self._lakehouse(database, name)
+        if found is None:
+            return None
+        target = self._redirects.catalog_for(found[1].kind)
+        if target is None:
+            raise refusal(found[0], found[1], verb, self._name)
+        return target
+
+    def _metadata_table(self, ident: Any, rest: tuple[Any, ...]) -> Any | None:
+        """``hms.db.t.snapshots``: the metadata table of redirected lakehouse table ``db.t``,
+        as its target catalog names it; ``None`` when ``db.t`` is not one."""
+        namespace = self._jvm.string_items(ident.namespace())
+        if len(namespace) != 2 or namespace[0] == self._name:
+            return None
+        found = self._lakehouse(*namespace)
+        if found is None:
+            return None
+        return self._redirects.load(found[1].kind, ident, rest)
+
     def listTables(self, namespace: Any) -> Any:
         database = self._database(namespace)
         try:
@@ -248,11 +290,10 @@ class HmsCatalog(JavaProxy):
         privileges = context.writePrivileges() if context is not None else rest[0] if rest \
             else None
         for_write = isinstance(privileges, AbstractSet) and len(privileges) > 0
+        metadata_table = self._metadata_table(ident, rest)
+        if metadata_table is not None:
+            return metadata_table
         database, name = self._names(ident)
-        if time_travel:
-            self._jvm.spark_error("SparkUnsupportedOperationException",
-                                  "UNSUPPORTED_FEATURE.TIME_TRAVEL",
-                                  relationId=quoted(self._name, database, name))
         try:
             fresh = self._fresh(database, name)
             if for_write and (fresh is None or fresh[1] is not None):
@@ -260,6 +301,20 @@ class HmsCatalog(JavaProxy):
             table, age = fresh or self._table_for_query(database, name)
         except (NoSuchTable, NoSuchNamespace):
             self._jvm.analysis_error("NoSuchTableException", ident)
+        found = kind_of(table)
+        if found.lakehouse:
+            redirected = self._redirects.load(found.kind, self._jvm.identifier([database], name),
+                                              rest)
+            if redirected is not None:
+                return redirected
+            if time_travel:
+                raise refusal(table, found, "time travel in", self._name)
+            return self._jvm.for_spark(LakehouseStandIn(self._jvm, self._name, table, found,
+                                                        table_properties(table)))
+        if time_travel:
+            self._jvm.spark_error("SparkUnsupportedOperationException",
+                                  "UNSUPPORTED_FEATURE.TIME_TRAVEL",
+                                  relationId=quoted(self._name, database, name))
         if table.table_type == VIRTUAL_VIEW:
             self._jvm.unsupported(
                 f"{database}.{name} in catalog {self._name} is a view: hms reads views in "
@@ -279,8 +334,12 @@ class HmsCatalog(JavaProxy):
 
     def invalidateTable(self, ident: Any) -> None:
         """``REFRESH TABLE``: forget the file listings and metastore answers kept for the
-        table."""
+        table (and the target catalog's, for a redirected lakehouse table)."""
         database, name = self._names(ident)
+        found = self._lakehouse(database, name)
+        target = None if found is None else self._redirects.catalog_for(found[1].kind)
+        if target is not None:
+            target.invalidateTable(self._jvm.identifier([database], name))
         self._context.listings.invalidate(f"{database}.{name}")
         self.cache.invalidate(database, name)
         self._fresh(database, name)
@@ -336,6 +395,9 @@ class HmsCatalog(JavaProxy):
         self._jvm.throw(self._jvm.cls("java.lang.UnsupportedOperationException")(message))
 
     def alterTable(self, ident: Any, changes: Any) -> Any:
+        target = self._redirected(ident, "alter")
+        if target is not None:
+            return target.alterTable(self._jvm.identifier(*self._split(ident)), changes)
         database, name = self._names(ident)
         self._fresh(database, name)
         try:
@@ -388,6 +450,9 @@ class HmsCatalog(JavaProxy):
         projection_of(ReadTarget.of(table))
 
     def dropTable(self, ident: Any) -> bool:
+        target = self._redirected(ident, "drop")
+        if target is not None:
+            return bool(target.dropTable(self._jvm.identifier(*self._split(ident))))
         database, name = self._names(ident)
         self._fresh(database, name)
         self._context.listings.invalidate(f"{database}.{name}")
@@ -408,9 +473,17 @@ class HmsCatalog(JavaProxy):
         return True
 
     def purgeTable(self, ident: Any) -> bool:
+        target = self._redirected(ident, "drop")
+        if target is not None:
+            return bool(target.purgeTable(self._jvm.identifier(*self._split(ident))))
         return self.dropTable(ident)
 
     def renameTable(self, old: Any, new: Any) -> None:
+        target = self._redirected(old, "rename")
+        if target is not None:
+            target.renameTable(self._jvm.identifier(*self._split(old)),
+                               self._jvm.identifier(*self._split(new)))
+            return
         database, name = self._names(old)
         new_database, new_name = self._names(new)
         self._context.listings.invalidate(f"{database}.{name}")

@@ -38,7 +38,7 @@ def test_the_sources_and_their_keys() -> None:
         "uri", "timeout", "pool-size", "cache-ttl", "metastore-catalog", "s3.endpoint", "s3.region",
         "s3.access-key-id", "s3.secret-access-key", "s3.session-token",
         "kerberos.principal", "kerberos.client-principal", "kerberos.keytab", "tls.enabled",
-        "tls.ca-file")}
+        "tls.ca-file", "redirect.iceberg", "redirect.delta", "redirect.hudi", "redirect.paimon")}
     assert by_source["hive"] == {"hive.exec.dynamic.partition",
                                  "hive.exec.dynamic.partition.mode",
                                  "hive.exec.max.dynamic.partitions",
@@ -152,7 +152,8 @@ def test_session_conf_lists_the_known_keys_when_none_is_close() -> None:
         "Spark conf: unknown setting 'spark.hmscatalog.zzzzzzzzzz'; known: spark.hmscatalog."
         "[<catalog>.]{uri, timeout, pool-size, cache-ttl, metastore-catalog, s3.endpoint, "
         "s3.region, s3.access-key-id, s3.secret-access-key, s3.session-token, kerberos.principal, "
-        "kerberos.client-principal, kerberos.keytab, tls.enabled, tls.ca-file}")
+        "kerberos.client-principal, kerberos.keytab, tls.enabled, tls.ca-file, redirect.iceberg, "
+        "redirect.delta, redirect.hudi, redirect.paimon}")
 
 
 def test_session_conf_refuses_values_of_the_wrong_kind() -> None:

@@ -144,6 +144,12 @@ def v2_columns(jvm: Jvm, schema: Any) -> Any:
     return util.structTypeToV2Columns(schema)
 
 
+def catalog_named(jvm: Jvm, name: str) -> Any:
+    """The session's catalog ``name`` (``CatalogManager.catalog``, ``private[sql]``), made on
+    first use as Spark makes the catalogs a statement names."""
+    return jvm.jsession.sessionState().catalogManager().catalog(name)
+
+
 def add_analyzer_rule(jvm: Jvm, registry: Any) -> bool:
     """Add hmscatalog's analyzer rule to the session's ``SparkSessionExtensions`` (``private
     [sql]``; shared with the sessions ``newSession`` makes), then build the session's

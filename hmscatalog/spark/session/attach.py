@@ -26,6 +26,7 @@ from hmscatalog.spark.bridge.jvm import JavaProxy
 from hmscatalog.spark.catalog import HmsCatalog
 from hmscatalog.spark.internals.session import add_analyzer_rule, set_for_new_sessions
 from hmscatalog.spark.internals.versions import check_spark_version
+from hmscatalog.spark.lakehouse import check_targets
 from hmscatalog.spark.session.attached import Attached
 from hmscatalog.spark.session.driver import conf_getter, proxy_jvm, storage_options
 from hmscatalog.spark.session.hooks import SessionHooks
@@ -74,7 +75,9 @@ def attach(spark: Any, name: str = "hms", uri: str | None = None,
     ``kerberos`` (for a metastore that requires it) comes from ``kerberos.principal``,
     ``kerberos.client-principal`` and ``kerberos.keytab``, else from Hive's and Spark's own
     settings (:func:`hmscatalog.config.catalog_kerberos`); ``tls`` from ``tls.enabled``
-    (else Hive's ``hive.metastore.use.SSL``) and ``tls.ca-file``.
+    (else Hive's ``hive.metastore.use.SSL``) and ``tls.ca-file``. ``redirect.iceberg``,
+    ``redirect.delta``, ``redirect.hudi`` and ``redirect.paimon`` name the Spark catalogs that
+    take the metastore's tables of those formats (:mod:`hmscatalog.spark.lakehouse`).
     Keys under ``spark.hmscatalog.`` are checked first
     (:func:`hmscatalog.config.check_session_conf`). Attaching the same name again replaces the
     catalog in every session.
@@ -85,7 +88,8 @@ def attach(spark: Any, name: str = "hms", uri: str | None = None,
     Raises:
         UnsupportedSparkVersion: a Spark outside the tested range (the message names both).
         InvalidUri: when no URI is given or configured, or it is malformed.
-        InvalidSetting: an unknown key under ``spark.hmscatalog.``, or a value of the wrong kind.
+        InvalidSetting: an unknown key under ``spark.hmscatalog.``, a value of the wrong kind,
+            or a redirect to a catalog that is not configured.
     """
     check_spark_version(spark.version)
     config.check_session_conf(spark.conf.getAll.items(), [name])
@@ -108,7 +112,8 @@ def attach(spark: Any, name: str = "hms", uri: str | None = None,
     plugin.load(jvm.gateway.jvm)
     registry = jvm.cls(plugin.REGISTRY_CLASS)
     cache = MetadataCache(config.catalog_setting(get, name, config.CACHE_TTL, float))
-    attached = Attached(name, client, storage_options(spark, name), jvm, cache)
+    redirects = check_targets(get, name, config.catalog_redirects(get, name))
+    attached = Attached(name, client, storage_options(spark, name), jvm, cache, redirects)
     _ATTACHED[name] = attached
     registry.register(name, _Factory(attached))
     registry.setHooks(SessionHooks(jvm, _ATTACHED))  # this driver JVM's, even after a restart

@@ -9,6 +9,7 @@ from typing import Any
 
 from hmscatalog.metastore.cache import MetadataCache
 from hmscatalog.metastore.client import MetastoreClient
+from hmscatalog.metastore.kinds import Kind
 from hmscatalog.spark.bridge.jvm import Jvm
 from hmscatalog.spark.catalog import HmsCatalog
 
@@ -23,6 +24,8 @@ class Attached:
     storage_options: dict[str, str]
     home: Jvm  # the attaching session's
     cache: MetadataCache  # the metastore answers its sessions' queries reuse
+    # The Spark catalog taking the metastore's tables of each lakehouse format.
+    redirects: dict[Kind, str] = field(default_factory=dict)
     sessions: list[tuple[Any, HmsCatalog]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -33,7 +36,8 @@ class Attached:
                     return catalog
             jvm = self.home if self.home.jsession.equals(jsession) else _jvm_of(self.home,
                                                                                  jsession)
-            catalog = HmsCatalog(jvm, self.client, self.name, self.storage_options, self.cache)
+            catalog = HmsCatalog(jvm, self.client, self.name, self.storage_options, self.cache,
+                                 self.redirects)
             self.sessions.append((jsession, catalog))
             return catalog
 

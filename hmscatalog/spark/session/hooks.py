@@ -44,6 +44,7 @@ from hmscatalog.errors import (
     InvalidPartitionValue,
     NoSuchObject,
 )
+from hmscatalog.metastore.kinds import kind_of, refusal
 from hmscatalog.metastore.model import VIRTUAL_VIEW, Table
 from hmscatalog.metastore.spark_schema import with_spark_case
 from hmscatalog.partitions.codec import with_keys
@@ -67,6 +68,12 @@ from hmscatalog.spark.statements.views import view_plan
 from hmscatalog.spark.write.insert_clause import rewritten_insert
 from hmscatalog.write.rules import DynamicPartitionSettings, check_partition_clause
 
+# What the statements hms answers itself would do to a table: refused on lakehouse tables that
+# no catalog takes (the others, DESCRIBE, SHOW CREATE TABLE, DROP TABLE, are Spark's).
+_LAKEHOUSE_VERBS = {"RepairTable": "repair", "RecoverPartitions": "repair",
+                    "ShowPartitions": "list the partitions of", "AnalyzeTable": "analyze",
+                    "AnalyzeColumn": "analyze", "SetTableLocation": "alter",
+                    "SetTableSerDeProperties": "alter", "DropPartitions": "drop partitions of"}
 # Repair plans, the command names Spark's errors give them, and sync_partition_metadata's mode.
 _REPAIRS = {"RepairTable": "MSCK REPAIR TABLE",
             "RecoverPartitions": "ALTER TABLE RECOVER PARTITIONS"}
@@ -89,6 +96,8 @@ class SessionHooks(JavaProxy):
         if found is None:
             return None
         catalog, table = found
+        if self._lakehouse(catalog, table, "write"):
+            return None
         self._check(session, table, plans.partition_clause(self._jvm, insert))
         return rewritten_insert(self._jvm, catalog, table, insert)
 
@@ -103,7 +112,20 @@ class SessionHooks(JavaProxy):
             table = attached.client.get_table(database[0], str(ident.name()))
         except NoSuchObject:
             return
-        self._check(session, table, {})
+        if not self._lakehouse(catalog, table, "write"):
+            self._check(session, table, {})
+
+    def _lakehouse(self, catalog: str, table: Table, verb: str | None) -> bool:
+        """Whether ``table`` is a lakehouse table, whose statements are Spark's, on the table
+        of the catalog it is redirected to or on hms's stand-in for it
+        (:mod:`hmscatalog.spark.lakehouse`). Raises the refusal to ``verb`` it when no catalog
+        takes it (``None``: the stand-in refuses what the statement does)."""
+        found = kind_of(table)
+        if not found.lakehouse:
+            return False
+        if verb is not None and found.kind not in self._attached[catalog].redirects:
+            raise refusal(table, found, verb, catalog)
+        return True
 
     def _check(self, session: Any, table: Table, clause: dict[str, str | None]) -> None:
         if not table.partition_keys:
@@ -149,6 +171,11 @@ class SessionHooks(JavaProxy):
         if found is None:
             return None  # other catalogs, missing tables: Spark answers as for its own
         catalog, table = found
+        verb = ("describe a partition of" if kind == "DescribeRelation"
+                and plans.described_partition(self._jvm, command)
+                else _LAKEHOUSE_VERBS.get(kind))
+        if self._lakehouse(catalog, table, verb):
+            return None
         if kind in ("SetTableLocation", "SetTableSerDeProperties"):
             return self._alter_storage(session, kind, catalog, table, command)
         if kind == "ShowCreateTable":

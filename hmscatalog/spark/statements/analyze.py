@@ -30,6 +30,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from hmscatalog.errors import HmsCatalogError, InvalidPartitionValue, NoSuchPartition
+from hmscatalog.metastore.kinds import refuse_lakehouse
 from hmscatalog.metastore.model import (
     SPARK_COLUMN_STATS,
     SPARK_NUM_ROWS,
@@ -77,6 +78,7 @@ def analyze(jvm: Jvm, client: MetastoreClient, catalog: str, table: Table,
             spec: Mapping[str, str | None] | None, noscan: bool) -> None:
     """Compute and store the statistics of ``table`` (``spec``: the PARTITION clause's
     column → value, ``None`` for a column without one; ``None``: the whole table)."""
+    refuse_lakehouse(table, "analyze", catalog)
     if spec is None:
         _analyze_table(jvm, client, catalog, table, noscan)
     else:
@@ -96,6 +98,7 @@ def analyze_columns(jvm: Jvm, client: MetastoreClient, catalog: str, table: Tabl
     """``ANALYZE TABLE ... COMPUTE STATISTICS FOR COLUMNS c1, c2`` (``columns``; ``None``: FOR
     ALL COLUMNS), as ``AnalyzeColumnCommand``: Spark's own column statistics, stored with the
     table's size and row count; the statistics of other columns stay."""
+    refuse_lakehouse(table, "analyze", catalog)
     qualified = quoted(catalog, table.database, table.name)
     try:
         rows, computed = column_statistics(jvm, qualified, columns)

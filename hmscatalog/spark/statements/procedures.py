@@ -38,6 +38,7 @@ from hmscatalog.maintenance.partitions import (
 )
 from hmscatalog.maintenance.repair import repair_table
 from hmscatalog.metastore.client import MetastoreClient
+from hmscatalog.metastore.kinds import refuse_lakehouse
 from hmscatalog.metastore.model import Table
 from hmscatalog.spark.bridge.jvm import CATALOG_PKG, JavaProxy, Jvm, quoted
 from hmscatalog.spark.internals import plans
@@ -94,7 +95,9 @@ def _on_table(change: Callable[[ProcedureHost, Table, dict[str, Any]], None]
     looked up first, and Spark's cached data of it is refreshed after."""
     def run(catalog: ProcedureHost, args: dict[str, Any]) -> None:
         database, name = _text(args, "schema_name"), _text(args, "table_name")
-        change(catalog, catalog.client.get_table(database, name), args)
+        table = catalog.client.get_table(database, name)
+        refuse_lakehouse(table, "run procedures on", catalog.name())
+        change(catalog, table, args)
         catalog.refresh(database, name)
 
     return run
