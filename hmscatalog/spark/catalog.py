@@ -290,7 +290,7 @@ class HmsCatalog(JavaProxy):
         privileges = context.writePrivileges() if context is not None else rest[0] if rest \
             else None
         for_write = isinstance(privileges, AbstractSet) and len(privileges) > 0
-        metadata_table = self._metadata_table(ident, rest)
+        metadata_table = self._metadata_table(ident, rest if time_travel else ())
         if metadata_table is not None:
             return metadata_table
         database, name = self._names(ident)
@@ -303,8 +303,10 @@ class HmsCatalog(JavaProxy):
             self._jvm.analysis_error("NoSuchTableException", ident)
         found = kind_of(table)
         if found.lakehouse:
+            # A version or timestamp goes along; write privileges do not (a catalog's
+            # loadTable with them is TableCatalog's default, which py4j cannot call).
             redirected = self._redirects.load(found.kind, self._jvm.identifier([database], name),
-                                              rest)
+                                              rest if time_travel else ())
             if redirected is not None:
                 return redirected
             if time_travel:

@@ -54,8 +54,8 @@ class Redirects:
         return None if name is None else catalog_named(self._jvm, name)
 
     def load(self, kind: Kind, ident: Any, rest: tuple[Any, ...]) -> Any | None:
-        """The target catalog's table ``ident`` (``loadTable(ident, *rest)``: a version, a
-        timestamp, write privileges), or ``None`` when no catalog takes ``kind``."""
+        """The target catalog's table ``ident`` (``loadTable(ident, *rest)``: ``rest`` a version
+        or a timestamp), or ``None`` when no catalog takes ``kind``."""
         target = self.catalog_for(kind)
         return None if target is None else target.loadTable(ident, *rest)
 
