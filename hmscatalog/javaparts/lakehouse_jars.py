@@ -16,8 +16,8 @@ RUNTIMES: dict[str, dict[str, str]] = {
     "4.0": {"iceberg": "org.apache.iceberg:iceberg-spark-runtime-4.0_2.13:1.10.0",
             "delta": "io.delta:delta-spark_2.13:4.0.0"},
 }
-# What Spark itself, or the other format's jars, bring.
-_PROVIDED = ("org.apache.spark:*", "org.scala-lang:*", "org.slf4j:*", "log4j:log4j", "org.antlr:*")
+# What Spark brings itself (delta-spark declares Spark as provided already).
+_PROVIDED = ("org.scala-lang:*", "org.antlr:antlr4-runtime", "org.slf4j:*", "log4j:log4j")
 
 
 def supported_minors(fmt: str) -> list[str]:
