@@ -52,7 +52,7 @@ class HmsCatalog(HmsNamespaces):
                  cache: MetadataCache | None = None,
                  redirects: Mapping[Kind, str] | None = None) -> None:
         self._jvm = jvm
-        self._redirects = Redirects(jvm, name, redirects or {})
+        self._redirects = Redirects(jvm, redirects or {})
         self.client = client
         self._name = name
         self.cache = cache or MetadataCache(0)  # what queries reuse (the catalog's cache-ttl)

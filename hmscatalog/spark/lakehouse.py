@@ -20,7 +20,8 @@ from hmscatalog.errors import InvalidSetting, LakehouseTable
 from hmscatalog.metastore.kinds import Kind, TableKind, redirect_key, refusal
 from hmscatalog.metastore.model import Table
 from hmscatalog.spark.bridge.jvm import CATALOG_PKG, JavaProxy, Jvm, quoted
-from hmscatalog.spark.internals.session import catalog_named, v2_columns
+from hmscatalog.spark.internals.session import catalog_named
+from hmscatalog.spark.table import SchemaTable
 
 # What Spark may ask a stand-in while it plans and describes; every other method refuses.
 _ANSWERED = frozenset({"refusal", "name", "id", "version", "schema", "columns", "partitioning",
@@ -40,13 +41,9 @@ _VERBS = {"newWriteBuilder": "write", "newRowLevelOperationBuilder": "write",
 class Redirects:
     """Which Spark catalog takes an hms catalog's tables of each lakehouse format."""
 
-    def __init__(self, jvm: Jvm, catalog: str, targets: Mapping[Kind, str]) -> None:
+    def __init__(self, jvm: Jvm, targets: Mapping[Kind, str]) -> None:
         self._jvm = jvm
-        self._catalog = catalog
         self._targets = dict(targets)
-
-    def target(self, kind: Kind) -> str | None:
-        return self._targets.get(kind)
 
     def catalog_for(self, kind: Kind) -> Any | None:
         """The target catalog (a Java ``TableCatalog``) of ``kind``'s tables, if one is set."""
@@ -83,7 +80,7 @@ def check_targets(get: Callable[[str], str | None], catalog: str,
     return checked
 
 
-class LakehouseStandIn(JavaProxy):
+class LakehouseStandIn(SchemaTable):
     """What Spark holds for a lakehouse table no catalog takes: its metastore columns and
     properties (``provider`` its format), and a refusal for anything that would touch its
     data or partitions."""
@@ -140,18 +137,6 @@ class LakehouseStandIn(JavaProxy):
     def name(self) -> str:
         return quoted(self._catalog, self._table.database, self._table.name)
 
-    def id(self) -> None:
-        return None
-
-    def version(self) -> None:
-        return None
-
-    def schema(self) -> Any:
-        return self._schema
-
-    def columns(self) -> Any:
-        return v2_columns(self._jvm, self._schema)
-
     def newScanBuilder(self, options: Any) -> Any:
         """A scan that reports no statistics and reads nothing: DESCRIBE TABLE EXTENDED builds
         one for the statistics it shows. A query's read never gets here (the analyzer rule
@@ -179,17 +164,6 @@ class LakehouseStandIn(JavaProxy):
                                    capability.TRUNCATE, capability.OVERWRITE_BY_FILTER,
                                    capability.OVERWRITE_DYNAMIC,
                                    capability.ACCEPT_ANY_SCHEMA])
-
-    def constraints(self) -> Any:
-        return self._jvm.array(self._jvm.cls(f"{CATALOG_PKG}.constraints.Constraint"), [])
-
-    def reportDriverMetrics(self) -> Any:  # Spark 4.3's TruncateTableExec asks first
-        return self._jvm.array(
-            self._jvm.cls("org.apache.spark.sql.connector.metric.CustomTaskMetric"), [])
-
-    def supportedCustomMetrics(self) -> Any:
-        return self._jvm.array(
-            self._jvm.cls("org.apache.spark.sql.connector.metric.CustomMetric"), [])
 
     def toString(self) -> str:
         return f"LakehouseStandIn({self._table.qualified_name}, {self._found.kind.value})"

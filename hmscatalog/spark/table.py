@@ -49,7 +49,38 @@ def table_properties(table: Table) -> dict[str, str]:
     return props
 
 
-class ReadOnlyTable(JavaProxy):
+class SchemaTable(JavaProxy):
+    """What every table hms hands Spark answers alike: no id or version, its ``_schema`` as
+    columns, no constraints and no metrics."""
+
+    _schema: Any
+
+    def id(self) -> None:
+        return None
+
+    def version(self) -> None:
+        return None
+
+    def schema(self) -> Any:
+        return self._schema
+
+    def columns(self) -> Any:
+        return v2_columns(self._jvm, self._schema)
+
+    def constraints(self) -> Any:
+        constraint = self._jvm.cls(f"{CATALOG_PKG}.constraints.Constraint")
+        return self._jvm.array(constraint, [])
+
+    def reportDriverMetrics(self) -> Any:  # Spark 4.3's TruncateTableExec asks
+        return self._jvm.array(
+            self._jvm.cls("org.apache.spark.sql.connector.metric.CustomTaskMetric"), [])
+
+    def supportedCustomMetrics(self) -> Any:
+        return self._jvm.array(
+            self._jvm.cls("org.apache.spark.sql.connector.metric.CustomMetric"), [])
+
+
+class ReadOnlyTable(SchemaTable):
     """What Spark reads, as a table it can only read: a metastore table's or a path read's
     :class:`ReadTarget`, scanned by Spark's own Parquet and ORC scans."""
 
@@ -78,18 +109,6 @@ class ReadOnlyTable(JavaProxy):
     def name(self) -> str:
         return self.target.qualified_name
 
-    def id(self) -> None:
-        return None
-
-    def version(self) -> None:
-        return None
-
-    def schema(self) -> Any:
-        return self._schema
-
-    def columns(self) -> Any:
-        return v2_columns(self._jvm, self._schema)
-
     def partitioning(self) -> Any:
         expressions = "org.apache.spark.sql.connector.expressions"
         identity = self._jvm.cls(f"{expressions}.Expressions").identity
@@ -107,10 +126,6 @@ class ReadOnlyTable(JavaProxy):
         capability = self._jvm.cls(f"{CATALOG_PKG}.TableCapability")
         return self._jvm.once("read-capabilities",
                               lambda: self._jvm.hash_set([capability.BATCH_READ]))
-
-    def constraints(self) -> Any:
-        constraint = self._jvm.cls(f"{CATALOG_PKG}.constraints.Constraint")
-        return self._jvm.array(constraint, [])
 
     def newScanBuilder(self, options: Any) -> Any:
         return HmsScanBuilder(self._context, self.target, self._schema, options)
@@ -262,14 +277,6 @@ class HmsTable(ReadOnlyTable):
     def truncateTable(self, options: Any = None) -> bool:
         self._truncate(None)
         return True
-
-    def reportDriverMetrics(self) -> Any:  # Spark 4.3's TruncateTableExec asks
-        return self._jvm.array(
-            self._jvm.cls("org.apache.spark.sql.connector.metric.CustomTaskMetric"), [])
-
-    def supportedCustomMetrics(self) -> Any:
-        return self._jvm.array(
-            self._jvm.cls("org.apache.spark.sql.connector.metric.CustomMetric"), [])
 
     def truncatePartition(self, ident: Any) -> bool:
         return self.truncatePartitions([ident])
