@@ -19,6 +19,12 @@ final class StandInRule extends Rule<LogicalPlan> {
   private static final Set<String> WRITES =
       Set.of("UpdateTable", "DeleteFromTable", "MergeIntoTable");
 
+  StandInRule() {
+    // Loaded now, while the class loader that loads this rule is open: the SQL server closes a
+    // connection's loader with the connection (see HmsRule).
+    StandIn.class.getName();
+  }
+
   @Override
   public LogicalPlan apply(LogicalPlan plan) {
     String name = plan.getClass().getSimpleName();
