@@ -33,13 +33,6 @@ SHAPES: dict[str, tuple[str, str, dict[str, Any]]] = {
                                       "org.apache.hadoop.mapred.FileOutputFormat", LAZY),
         params={"table_type": "ICEBERG", "EXTERNAL": "TRUE",
                 "metadata_location": "{loc}/metadata/00001-a.metadata.json"})),
-    "iceberg_hive_engine": ("Iceberg", "table_type=ICEBERG", dict(
-        kind=EXTERNAL_TABLE, storage=("org.apache.iceberg.mr.hive.HiveIcebergInputFormat",
-                                      "org.apache.iceberg.mr.hive.HiveIcebergOutputFormat",
-                                      "org.apache.iceberg.mr.hive.HiveIcebergSerDe"),
-        params={"table_type": "ICEBERG", "EXTERNAL": "TRUE",
-                "storage_handler": "org.apache.iceberg.mr.hive.HiveIcebergStorageHandler",
-                "metadata_location": "{loc}/metadata/00001-a.metadata.json"})),
     "delta": ("Delta", "spark.sql.sources.provider=delta", dict(
         kind=MANAGED_TABLE, columns=[Column("col", "array<string>")],
         storage=("org.apache.hadoop.mapred.SequenceFileInputFormat",
@@ -47,19 +40,26 @@ SHAPES: dict[str, tuple[str, str, dict[str, Any]]] = {
         serde_params={"path": "{loc}"},
         params={"spark.sql.sources.provider": "delta", "spark.sql.partitionProvider":
                 "catalog"})),
+    "iceberg_hive_engine": ("Iceberg", "table_type=ICEBERG", dict(
+        kind=EXTERNAL_TABLE, storage=("org.apache.iceberg.mr.hive.HiveIcebergInputFormat",
+                                      "org.apache.iceberg.mr.hive.HiveIcebergOutputFormat",
+                                      "org.apache.iceberg.mr.hive.HiveIcebergSerDe"),
+        params={"table_type": "ICEBERG", "EXTERNAL": "TRUE",
+                "storage_handler": "org.apache.iceberg.mr.hive.HiveIcebergStorageHandler",
+                "metadata_location": "{loc}/metadata/00001-a.metadata.json"})),
     "hudi_cow": ("Hudi", f"input format {HUDI_COW}", dict(
         kind=EXTERNAL_TABLE, partitioned=True, storage=(HUDI_COW, PARQUET_OUT, PARQUET_SERDE),
         params={"EXTERNAL": "TRUE", "last_commit_time_sync": "20240101000000000"})),
-    "hudi_mor_rt": ("Hudi", "spark.sql.sources.provider=hudi", dict(
-        kind=EXTERNAL_TABLE, partitioned=True, storage=(HUDI_MOR, PARQUET_OUT, PARQUET_SERDE),
-        params={"EXTERNAL": "TRUE", "spark.sql.sources.provider": "hudi",
-                "hoodie.query.as.ro.table": "false"})),
     "paimon": ("Paimon", "table_type=PAIMON", dict(
         kind=MANAGED_TABLE, storage=("org.apache.paimon.hive.mapred.PaimonInputFormat",
                                      "org.apache.paimon.hive.mapred.PaimonOutputFormat",
                                      "org.apache.paimon.hive.PaimonSerDe"),
         params={"table_type": "PAIMON",
                 "storage_handler": "org.apache.paimon.hive.PaimonStorageHandler"})),
+    "hudi_mor_rt": ("Hudi", "spark.sql.sources.provider=hudi", dict(
+        kind=EXTERNAL_TABLE, partitioned=True, storage=(HUDI_MOR, PARQUET_OUT, PARQUET_SERDE),
+        params={"EXTERNAL": "TRUE", "spark.sql.sources.provider": "hudi",
+                "hoodie.query.as.ro.table": "false"})),
 }
 
 
@@ -126,6 +126,7 @@ STATEMENTS = [  # (statement, verb in the refusal, shapes it applies to; None: e
 ]
 
 
+@pytest.mark.cases(4)  # Iceberg, Delta, Hudi, Paimon; the other shapes in the thorough tier
 @pytest.mark.parametrize("shape", list(SHAPES))
 def test_every_statement_is_refused_naming_table_format_and_setting(
         spark: Any, db: str, client: MetastoreClient, tmp_path: Path, shape: str) -> None:
