@@ -255,8 +255,12 @@ def start(
         )
     try:
         data_dir.mkdir(parents=True, exist_ok=True)
+        # Private, as its conf/ is: the Derby database, the warehouse's files and the log are
+        # the owner's alone.
+        data_dir.chmod(0o700)
     except OSError as exc:
-        raise ServerError(f"data dir {data_dir} cannot be made: {exc.strerror}") from exc
+        raise ServerError(f"data dir {data_dir} cannot be made private: {exc.strerror}"
+                          ) from exc
     tls_settings = setup.tls_settings(str(Path(tls_keystore).resolve()),
                                       tls_keystore_password) if tls_keystore else {}
     conf = setup.write_conf(hive, data_dir, backing, {**(hadoop_conf or {}), **tls_settings},

@@ -66,6 +66,8 @@ def test_s3_keys_appear_nowhere_hmscatalog_writes(
     assert [o["Key"] for o in objects if SECRET_KEY.encode() in moto_s3.client.get_object(
         Bucket=s3a_bucket, Key=o["Key"])["Body"].read()] == []
 
+    # The data dir is private as a whole: its Derby database, warehouse and log too.
+    assert oct(data_dir.stat().st_mode & 0o777) == "0o700"
     conf = data_dir / "conf"
     holding = [Path(p) for p in _holding(conf, SECRET_KEY)]
     assert holding  # the server reads its keys there, so:

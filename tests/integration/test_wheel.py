@@ -44,8 +44,11 @@ def _jre_path(folder: Path) -> str:
 @pytest.mark.thorough
 def test_the_wheel_runs_the_demo_on_a_java_runtime(tmp_path: Path) -> None:
     dist = tmp_path / "dist"
-    subprocess.run([sys.executable, "-m", "build", "--wheel", "--outdir", str(dist), str(PROJECT)],
-                   check=True, capture_output=True, timeout=1200)
+    built = subprocess.run(
+        [sys.executable, "-m", "build", "--wheel", "--outdir", str(dist), str(PROJECT)],
+        check=True, capture_output=True, text=True, timeout=1200)
+    said = built.stdout + built.stderr
+    assert [line for line in said.splitlines() if "deprecat" in line.lower()] == []
     (wheel,) = dist.glob("hmscatalog-*.whl")
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
