@@ -6,7 +6,11 @@ connection is reopened, starting from the next address, with exponential backoff
 attempts, and the call is retried. Like Hive's own retrying client every call is retried, so a
 ``create_*`` whose first attempt reached the server before the connection broke may then report
 that the object already exists. A call that timed out, or whose reply is not a metastore's
-Thrift reply, is not retried: the server may still be running it.
+Thrift reply, is not retried: the server may still be running it. Nor is a connect to addresses
+that each accepted it and then said nothing within the connect timeout or answered with
+something else than Thrift: trying again changes neither. What another protocol's answer looks
+like is named: a TLS record (the metastore speaks TLS), a SASL status (it requires Kerberos),
+or the answer's first bytes.
 """
 
 from __future__ import annotations
@@ -123,6 +127,43 @@ def _timed_out(exc: BaseException) -> bool:
         and exc.type == TTransport.TTransportException.TIMED_OUT)
 
 
+class _RecordingSocket(TSocket.TSocket):
+    """A plain socket that keeps the first bytes the server sent, to name what a reply that is
+    not Thrift is."""
+
+    first: bytes = b""
+    connected = False
+
+    def open(self) -> None:
+        super().open()
+        self.connected = True
+
+    def read(self, sz: int) -> bytes:
+        data: bytes = super().read(sz)
+        if len(self.first) < _PREVIEW:
+            self.first += data[:_PREVIEW - len(self.first)]
+        return data
+
+
+_PREVIEW = 16
+
+
+def _other_protocol(first: bytes) -> str | None:
+    """What a reply beginning with ``first`` is, when it is recognisably not Thrift."""
+    if len(first) >= 2 and first[0] in (0x15, 0x16) and first[1] == 0x03:
+        return ("its reply is a TLS record: the metastore speaks TLS (metastore.use.SSL); give "
+                "the client tls (spark.hmscatalog.tls.enabled=true, or Tls())")
+    if first[:1] in (b"\x04", b"\x05"):  # SASL's BAD and ERROR statuses
+        return ("its reply is a SASL status: the metastore requires Kerberos "
+                "(hive.metastore.sasl.enabled); give the client its kerberos_principal")
+    return None
+
+
+def _preview(first: bytes) -> str:
+    """``first`` as text where it is printable (an HTTP server's ``HTTP/1.1 400``)."""
+    return "".join(chr(b) if 32 <= b < 127 else "." for b in first)
+
+
 class _Buffered(TTransport.TBufferedTransport):
     """A buffered transport that refuses, before reading them, values longer than any reply
     may hold: thrift's C decoder checks the lengths of the values it keeps, not of those it
@@ -143,6 +184,20 @@ def _protocol(transport: TTransport.TTransportBase) -> TBinaryProtocol.TBinaryPr
     return TBinaryProtocol.TBinaryProtocolAccelerated(
         transport, strictRead=True, string_length_limit=MAX_STRING_BYTES,
         container_length_limit=MAX_CONTAINER_ITEMS)
+
+
+class _Definitive(TTransport.TTransportException):
+    """Every address accepted the connection and then answered in a way another attempt would
+    not change (nothing within the connect timeout, another protocol)."""
+
+
+def _first(sock: TSocket.TSocket) -> bytes:
+    return getattr(sock, "first", b"")
+
+
+def _accepted(sock: TSocket.TSocket) -> bool:
+    """Whether the socket connected (its server accepted), whatever happened after."""
+    return bool(getattr(sock, "connected", False))
 
 
 class MetastoreConnection:
@@ -209,11 +264,12 @@ class MetastoreConnection:
     def _connect(self) -> ThriftHiveMetastore.Client:
         errors: list[str] = []
         refusals: list[KerberosError | TlsError] = []
+        final = 0  # addresses that answered in a way another attempt would not change
         count = len(self._addresses)
         for offset in range(count):
             index = (self._next + offset) % count
             host, port = self._addresses[index]
-            sock = TlsSocket(host, port, self._tls) if self._tls else TSocket.TSocket(host, port)
+            sock = TlsSocket(host, port, self._tls) if self._tls else _RecordingSocket(host, port)
             sock.setTimeout(self._connect_timeout_s * 1000)
             transport = _Buffered(SaslTransport(sock, self._kerberos, host)
                                   if self._kerberos else sock)
@@ -227,7 +283,8 @@ class MetastoreConnection:
             except (TTransport.TTransportException, OSError, EOFError) as exc:
                 with contextlib.suppress(Exception):
                     transport.close()
-                errors.append(f"thrift://{host}:{port}: {self._connect_failure(exc)}")
+                errors.append(f"thrift://{host}:{port}: {self._connect_failure(exc, sock)}")
+                final += _accepted(sock) and (_timed_out(exc) or _not_thrift(exc))
                 continue
             client = ThriftHiveMetastore.Client(_protocol(transport))
             try:
@@ -239,7 +296,8 @@ class MetastoreConnection:
                     UnicodeDecodeError) as exc:
                 with contextlib.suppress(Exception):
                     transport.close()
-                errors.append(f"thrift://{host}:{port}: {self._connect_failure(exc)}")
+                errors.append(f"thrift://{host}:{port}: {self._connect_failure(exc, sock)}")
+                final += _timed_out(exc) or _not_thrift(exc) or bool(_first(sock))
                 continue
             sock.setTimeout(self._timeout_s * 1000)
             self._transport = transport
@@ -250,24 +308,35 @@ class MetastoreConnection:
             return self._client
         if refusals and not errors:  # Kerberos or TLS refused: trying again changes nothing
             raise refusals[0]
-        raise TTransport.TTransportException(
-            TTransport.TTransportException.NOT_OPEN,
-            "; ".join(errors + [str(e) for e in refusals])
-        )
+        failed = "; ".join(errors + [str(e) for e in refusals])
+        if final + len(refusals) == count:
+            raise _Definitive(TTransport.TTransportException.NOT_OPEN, failed)
+        raise TTransport.TTransportException(TTransport.TTransportException.NOT_OPEN, failed)
 
-    def _connect_failure(self, exc: BaseException) -> str:
-        """What a failed connect attempt says, with what a Kerberos mismatch looks like."""
+    def _connect_failure(self, exc: BaseException, sock: TSocket.TSocket) -> str:
+        """What a failed connect attempt says, with what a Kerberos or TLS mismatch looks
+        like."""
+        other = _other_protocol(_first(sock))
+        if other is not None:
+            return other
         text = _message(exc)
         if self._kerberos and (_timed_out(exc) or _closed_by_peer(exc)):
             how = (f"within {self._connect_timeout_s:g} s" if _timed_out(exc)
                    else "(the connection was closed)")
             return (f"no answer to the Kerberos (SASL) negotiation {how}: a metastore without "
                     "hive.metastore.sasl.enabled does not answer it")
+        if _timed_out(exc) and _accepted(sock):
+            return (f"it accepted the connection but did not answer within "
+                    f"{self._connect_timeout_s:g} s (the client's connect_timeout_s)")
         if _not_thrift(exc):
-            text = f"its reply is not a Hive Metastore's Thrift reply: {_not_thrift_detail(exc)}"
-        if not self._kerberos and (_closed_by_peer(exc) or _not_thrift(exc)):
-            return (f"{text} (a metastore with hive.metastore.sasl.enabled answers a client "
-                    "without Kerberos so: give the client its kerberos_principal)")
+            first = _first(sock)
+            return (f"its reply is not a Hive Metastore's Thrift reply: "
+                    f"{_not_thrift_detail(exc)}"
+                    + (f" (it begins {_preview(first)!r})" if first else ""))
+        if not self._kerberos and _closed_by_peer(exc):
+            return (f"{text} (a metastore with hive.metastore.sasl.enabled closes the "
+                    "connection of a client without Kerberos: give the client its "
+                    "kerberos_principal)")
         return text
 
     @property
@@ -305,6 +374,10 @@ class MetastoreConnection:
                         OverflowError, UnicodeDecodeError) as exc:
                     where = self.connected_to or self.uris[0]
                     self.close()
+                    if isinstance(exc, _Definitive):
+                        raise MetastoreUnavailable(
+                            f"metastore {', '.join(self.uris)} unavailable for {method} after "
+                            f"{attempt + 1} attempts: {_message(exc)}") from exc
                     if client is not None and (_not_thrift(exc) or _timed_out(exc)):
                         # Not sent again: the connection was out of step with the server,
                         # which may still be running the call.

@@ -48,8 +48,11 @@ class TlsSocket(TSocket.TSocket):
         super().__init__(host, port)
         self._context = tls.context()
 
+    connected = False  # whether the server accepted the connection, whatever happened after
+
     def open(self) -> None:
         super().open()
+        self.connected = True
         try:
             plain: socket.socket = self.handle  # type: ignore[has-type]
             self.handle = self._context.wrap_socket(plain, server_hostname=self.host)

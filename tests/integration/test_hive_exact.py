@@ -11,6 +11,7 @@ import pytest
 from ports import closed_port
 from spark_versions import needs_spark
 
+from hmscatalog.errors import MetastoreUnavailable
 from hmscatalog.metastore.client import MetastoreClient
 
 pytestmark = [pytest.mark.integration, pytest.mark.spark]
@@ -234,11 +235,18 @@ def test_errors_have_one_readable_first_line(spark: Any, db: str, client: Metast
     from hmscatalog.spark import attach
 
     with closed_port() as port:
-        attach(spark, name="hms_unreachable", uri=f"thrift://127.0.0.1:{port}", timeout_s=2)
+        uri = f"thrift://127.0.0.1:{port}"
+        with pytest.raises(MetastoreUnavailable) as at_attach:
+            attach(spark, name="hms_unreachable", uri=uri, timeout_s=2)
+        # A metastore that stops after attach: the first query names it.
+        attach(spark, name="hms_unreachable", uri=uri, timeout_s=2, check=False)
         with pytest.raises(Exception) as unreachable:
             spark.sql(f"SELECT * FROM hms_unreachable.{db}.t")
+    assert str(at_attach.value).startswith(
+        f"catalog hms_unreachable: is a metastore running at {uri}? metastore {uri} "
+        "unavailable for get_all_databases after ")
     assert _first_line(unreachable.value).startswith(
-        f"[HMS_METASTORE_UNAVAILABLE] metastore thrift://127.0.0.1:{port} unavailable")
+        f"[HMS_METASTORE_UNAVAILABLE] metastore {uri} unavailable")
 
     root = tmp_path / "found"
     for key in ("a", "b", "c"):

@@ -130,8 +130,8 @@ def test_kerberos_to_a_plain_metastore_is_one_line(metastore: server.ServerInfo,
 def test_a_plain_client_to_a_kerberized_metastore_is_one_line(secure: str) -> None:
     line = _refused(secure, None, retries=0)
     assert line.endswith(
-        "(a metastore with hive.metastore.sasl.enabled answers a client without Kerberos so: "
-        "give the client its kerberos_principal)"), line
+        ": TSocket read 0 bytes (a metastore with hive.metastore.sasl.enabled closes the "
+        "connection of a client without Kerberos: give the client its kerberos_principal)"), line
 
 
 @pytest.mark.metastore

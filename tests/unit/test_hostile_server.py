@@ -210,8 +210,9 @@ def test_a_hung_server_is_passed_over_within_the_connect_timeout(silent: str,
     conn.close()
 
 
-def test_a_port_that_is_no_metastore_is_named_so() -> None:
-    def answer() -> None:  # as an HTTP server does, to each connection
+def _answering(reply: bytes) -> tuple[socket.socket, str]:
+    """A port whose server reads what a connection sends and answers ``reply`` to it."""
+    def answer() -> None:
         while True:
             try:
                 conn, _ = listening.accept()
@@ -219,17 +220,43 @@ def test_a_port_that_is_no_metastore_is_named_so() -> None:
                 return
             with conn:
                 conn.recv(100)
-                conn.sendall(b"HTTP/1.1 400 Bad Request\r\n\r\n")
+                conn.sendall(reply)
 
     listening = socket.create_server(("127.0.0.1", 0))
-    uri = f"thrift://127.0.0.1:{listening.getsockname()[1]}"
     threading.Thread(target=answer, daemon=True).start()
-    conn = MetastoreConnection(uri, retries=1, backoff_s=0.01)
+    return listening, f"thrift://127.0.0.1:{listening.getsockname()[1]}"
+
+
+@pytest.mark.parametrize(("reply", "said"), [
+    # as an HTTP server answers
+    (b"HTTP/1.1 400 Bad Request\r\n\r\n", "its reply is not a Hive Metastore's Thrift reply: "
+     "No protocol version header (it begins 'HTTP/1.1 400 Bad')"),
+    # a TLS alert record (unexpected_message), as a metastore with metastore.use.SSL answers
+    (b"\x15\x03\x03\x00\x02\x02\x0a", "its reply is a TLS record: the metastore speaks TLS "
+     "(metastore.use.SSL); give the client tls (spark.hmscatalog.tls.enabled=true, or Tls())"),
+    # a SASL ERROR status, as a metastore with hive.metastore.sasl.enabled answers
+    (b"\x05\x00\x00\x00\x0dno SASL start", "its reply is a SASL status: the metastore "
+     "requires Kerberos (hive.metastore.sasl.enabled); give the client its kerberos_principal"),
+])
+def test_a_port_that_is_no_metastore_is_named_so_at_once(reply: bytes, said: str) -> None:
+    listening, uri = _answering(reply)
+    conn = MetastoreConnection(uri, retries=4, backoff_s=1)
+    began = time.monotonic()
     with pytest.raises(MetastoreUnavailable) as failed:
         conn.call("get_all_databases")
     listening.close()
     assert str(failed.value) == (
-        f"metastore {uri} unavailable for get_all_databases after 2 attempts: {uri}: its reply "
-        "is not a Hive Metastore's Thrift reply: No protocol version header (a metastore with "
-        "hive.metastore.sasl.enabled answers a client without Kerberos so: give the client its "
-        "kerberos_principal)")
+        f"metastore {uri} unavailable for get_all_databases after 1 attempts: {uri}: {said}")
+    assert time.monotonic() - began < 5  # not retried: another attempt would say the same
+
+
+def test_a_silent_metastore_fails_within_one_connect_timeout(silent: str) -> None:
+    conn = MetastoreConnection(silent, connect_timeout_s=1, retries=4, backoff_s=1)
+    began = time.monotonic()
+    with pytest.raises(MetastoreUnavailable) as failed:
+        conn.call("get_all_databases")
+    assert str(failed.value) == (
+        f"metastore {silent} unavailable for get_all_databases after 1 attempts: {silent}: it "
+        "accepted the connection but did not answer within 1 s (the client's "
+        "connect_timeout_s)")
+    assert time.monotonic() - began < 5  # before: 5 attempts of 1 s each, and their backoff

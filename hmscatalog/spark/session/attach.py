@@ -16,7 +16,7 @@ import warnings
 from typing import Any
 
 from hmscatalog import config
-from hmscatalog.errors import InvalidUri
+from hmscatalog.errors import InvalidUri, MetastoreError
 from hmscatalog.metastore.cache import MetadataCache
 from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.sasl import Kerberos
@@ -49,6 +49,20 @@ class _Factory(JavaProxy):
 _ATTACHED: dict[str, Attached] = {}
 
 
+def _check_answers(client: MetastoreClient, name: str) -> None:
+    """Ask the metastore once; a failure names the catalog and the URI.
+
+    Raises:
+        MetastoreError: the metastore does not answer (or refuses the client).
+    """
+    try:
+        client.list_databases()
+    except MetastoreError as exc:
+        client.close()
+        where = ", ".join(client.uris)
+        raise type(exc)(f"catalog {name}: is a metastore running at {where}? {exc}") from exc
+
+
 def security(get: config.Getter, name: str) -> tuple[Kerberos | None, Tls | None]:
     """Catalog ``name``'s Kerberos and TLS to its metastore, from the Spark conf read through
     ``get`` (see :func:`hmscatalog.config.catalog_kerberos` and ``catalog_tls``).
@@ -64,7 +78,7 @@ def security(get: config.Getter, name: str) -> tuple[Kerberos | None, Tls | None
 
 def attach(spark: Any, name: str = "hms", uri: str | None = None,
            timeout_s: float | None = None, kerberos: Kerberos | None = None,
-           tls: Tls | None = None) -> HmsCatalog:
+           tls: Tls | None = None, check: bool = True) -> HmsCatalog:
     """Make a Hive Metastore available to ``spark.sql`` as catalog ``name``, in this session
     and in every session the driver makes after (``spark.newSession()``, the Thrift server's).
 
@@ -78,6 +92,8 @@ def attach(spark: Any, name: str = "hms", uri: str | None = None,
     (else Hive's ``hive.metastore.use.SSL``) and ``tls.ca-file``. ``redirect.iceberg``,
     ``redirect.delta``, ``redirect.hudi`` and ``redirect.paimon`` name the Spark catalogs that
     take the metastore's tables of those formats (:mod:`hmscatalog.spark.lakehouse`).
+    With ``check`` (the default), the metastore is asked once (``get_all_databases``), so that
+    a wrong URI or a stopped metastore fails here, naming the URI, not at the first query.
     Keys under ``spark.hmscatalog.`` are checked first
     (:func:`hmscatalog.config.check_session_conf`). Attaching the same name again replaces the
     catalog in every session.
@@ -88,6 +104,8 @@ def attach(spark: Any, name: str = "hms", uri: str | None = None,
     Raises:
         UnsupportedSparkVersion: a Spark outside the tested range (the message names both).
         InvalidUri: when no URI is given or configured, or it is malformed.
+        MetastoreError: with ``check``, the metastore does not answer (or refuses the client);
+            the message names the URI and asks whether a metastore runs there.
         InvalidSetting: an unknown key under ``spark.hmscatalog.``, a value of the wrong kind,
             or a redirect to a catalog that is not configured.
     """
@@ -108,6 +126,8 @@ def attach(spark: Any, name: str = "hms", uri: str | None = None,
         pool_size=config.catalog_setting(get, name, config.POOL_SIZE, int),
         catalog=config.catalog_setting(get, name, config.METASTORE_CATALOG, str) or None,
         kerberos=kerberos, tls=tls)
+    if check:
+        _check_answers(client, name)
     jvm = proxy_jvm(spark)
     plugin.load(jvm.gateway.jvm)
     registry = jvm.cls(plugin.REGISTRY_CLASS)
