@@ -34,7 +34,11 @@ def _metastore_start(args: argparse.Namespace) -> int:
     if args.with_s3 and not jars.have(hadoop_jars.s3a(hive.hadoop)):
         print(f"fetching S3A for {hive.label} from Maven Central into {jars.cache()} "
               "(first use only)...", file=sys.stderr)
-    info = server.start(port=args.port, data_dir=args.data_dir, db=args.db, on_wait=waiting,
+    port, moved = args.port, False
+    if port is None:  # as the demo chooses: the running one's, 9083, or a free one
+        moved = already is None and not server.port_free(args.host, server.DEFAULT_PORT)
+        port = already.port if already is not None else 0 if moved else server.DEFAULT_PORT
+    info = server.start(port=port, data_dir=args.data_dir, db=args.db, on_wait=waiting,
                         hive_version=args.hive_version, with_s3=args.with_s3,
                         hadoop_conf=settings(args.conf), host=args.host,
                         insecure=args.insecure, kerberos_keytab=args.kerberos_keytab,
@@ -46,6 +50,9 @@ def _metastore_start(args: argparse.Namespace) -> int:
     elif not is_loopback(info.host):
         print(f"warning: the metastore at {info.uri} lets in, with no authentication, every "
               f"client that reaches port {info.port} of {info.host}", file=sys.stderr)
+    if moved:
+        print(f"port {server.DEFAULT_PORT} is in use by another program: started on port "
+              f"{info.port}", file=sys.stderr)
     word = "already running" if already is not None else "started"
     print(f"Hive Metastore {info.hive_version} {word}: pid {info.pid}, db {info.db}, "
           f"data dir {info.data_dir}",
@@ -110,8 +117,10 @@ def build_parser() -> argparse.ArgumentParser:
     metastore = commands.add_parser("metastore", help="run an embedded Hive Metastore")
     actions = metastore.add_subparsers(dest="action", required=True)
     start = actions.add_parser("start", help="start it in the background and print its URI")
-    start.add_argument("--port", type=int, default=server.DEFAULT_PORT,
-                       help=f"the Thrift port (default {server.DEFAULT_PORT}; 0: a free one)")
+    start.add_argument("--port", type=int, default=None,
+                       help=f"the Thrift port (default: {server.DEFAULT_PORT}, the port of the "
+                       "data dir's running metastore, or a free one when another program "
+                       f"listens on {server.DEFAULT_PORT}; 0: a free one)")
     start.add_argument("--host", default=server.DEFAULT_HOST,
                        help=f"the address to listen on (default {server.DEFAULT_HOST}: this "
                        "machine only; 0.0.0.0: every interface, which needs --insecure)")

@@ -63,6 +63,33 @@ def test_cli_start_status_stop(tmp_path: Path) -> None:
         server.stop(data_dir)
 
 
+def test_cli_start_without_a_port_is_the_demos_choice(tmp_path: Path) -> None:
+    """With 9083 taken by another program, ``metastore start`` starts on a free port and says
+    so in one line, as the demo does; started again, it reuses whatever port its data dir's
+    metastore has (it refused before: "data dir ... is in use")."""
+    data_dir = tmp_path / "hms"
+    with socket.socket() as taken:
+        try:  # another program on 9083 (or one already is)
+            taken.bind((server.DEFAULT_HOST, server.DEFAULT_PORT))
+            taken.listen()
+        except OSError:
+            assert not server.port_free(server.DEFAULT_HOST, server.DEFAULT_PORT)
+        started = _cli("metastore", "start", "--data-dir", str(data_dir))
+        try:
+            assert started.returncode == 0, started.stderr
+            uri = started.stdout.strip()
+            port = int(uri.rsplit(":", 1)[1])
+            assert port != server.DEFAULT_PORT
+            assert started.stderr.splitlines()[0] == (
+                f"port {server.DEFAULT_PORT} is in use by another program: started on port "
+                f"{port}")
+            again = _cli("metastore", "start", "--data-dir", str(data_dir))
+            assert again.returncode == 0 and "already running" in again.stderr
+            assert again.stdout.strip() == uri
+        finally:
+            _cli("metastore", "stop", "--data-dir", str(data_dir))
+
+
 def test_port_taken_is_a_clear_error(tmp_path: Path) -> None:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
