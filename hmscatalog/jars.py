@@ -2,21 +2,31 @@
 
 Each named set of artifacts is resolved by Maven (``mvn``, with the user's own settings, so a
 mirror in ``~/.m2/settings.xml`` is used) into a local repository under the jars cache,
-``$HMSCATALOG_HOME/jars`` or ``~/.hmscatalog/jars``. The resolved class path is recorded in
+``$HMSCATALOG_HOME/jars`` or ``~/.hmscatalog/jars``. Without ``mvn`` on PATH, Apache Maven's own
+binary distribution is fetched from Maven Central once (checked against its SHA-512) into the
+jars cache and used: a Java runtime is all it needs, and it resolves exactly as an installed
+Maven does. (pyspark's Ivy, which ``spark.jars.packages`` uses, would need no download, but it
+settles version conflicts by taking the newest version where Maven takes the nearest one: for
+the Hive 4.1 metastore it picked other versions of some 40 jars, and that metastore then failed
+``create_database``.) The resolved class path is recorded in
 ``<cache>/<name>/classpath.txt``; later calls read it back without Maven or a network, as long as
 every jar it names is still there.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
 import threading
 import time
+import urllib.error
+import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from xml.sax.saxutils import escape
@@ -99,14 +109,68 @@ def _recorded(jars: JarSet) -> list[str] | None:
     return entries
 
 
+MAVEN_VERSION = "3.9.11"
+MAVEN_CENTRAL = "https://repo1.maven.org/maven2"
+
+
 def _mvn() -> str:
-    found = shutil.which("mvn")
-    if not found:
-        raise JarsUnavailable(
-            "Maven (mvn) is needed once to fetch jars from Maven Central and is not on PATH: "
-            "install it (apt-get install maven)"
-        )
-    return found
+    """``mvn`` from PATH, else the Maven fetched into the jars cache (fetched now if need be)."""
+    return shutil.which("mvn") or str(_fetched_maven())
+
+
+def _maven_env() -> dict[str, str]:
+    """The environment Maven runs in: ours, with ``JAVA_HOME`` found from ``java`` on PATH
+    when it is not set (Maven's script needs one or the other).
+
+    Raises:
+        JarsUnavailable: there is no Java at all.
+    """
+    env = dict(os.environ)
+    if not env.get("JAVA_HOME"):
+        java = shutil.which("java")
+        if java is None:
+            raise JarsUnavailable("Maven needs Java to fetch jars, and there is no java on PATH "
+                                  "and no JAVA_HOME: install Java 17")
+        env["JAVA_HOME"] = str(Path(java).resolve().parents[1])
+    return env
+
+
+def _fetched_maven() -> Path:
+    """``bin/mvn`` of Apache Maven :data:`MAVEN_VERSION`, fetched from Maven Central into the jars
+    cache on first use, its archive checked against the SHA-512 published beside it.
+
+    Raises:
+        JarsUnavailable: it cannot be fetched, or its checksum does not match.
+    """
+    home = cache() / f"apache-maven-{MAVEN_VERSION}"
+    mvn = home / "bin" / "mvn"
+    if mvn.is_file():
+        return mvn
+    name = f"apache-maven-{MAVEN_VERSION}-bin.tar.gz"
+    url = f"{MAVEN_CENTRAL}/org/apache/maven/apache-maven/{MAVEN_VERSION}/{name}"
+    print(f"hmscatalog: fetching Apache Maven {MAVEN_VERSION} from Maven Central into {home} "
+          "(no mvn on PATH; once)", file=sys.stderr, flush=True)
+    cache().mkdir(parents=True, exist_ok=True)
+    try:
+        with urllib.request.urlopen(url + ".sha512", timeout=60) as reply:
+            expected = reply.read().decode().split()[0].strip().lower()
+        with tempfile.TemporaryDirectory(dir=cache(), prefix=".maven-") as tmp:
+            archive = Path(tmp) / name
+            with urllib.request.urlopen(url, timeout=60) as reply, archive.open("wb") as out:
+                shutil.copyfileobj(reply, out)
+            digest = hashlib.sha512(archive.read_bytes()).hexdigest()
+            if digest != expected:
+                raise JarsUnavailable(f"cannot fetch Apache Maven from {url}: its SHA-512 "
+                                      f"{digest[:16]}... is not the published {expected[:16]}...")
+            with tarfile.open(archive) as tar:
+                tar.extractall(tmp, filter="data")
+            shutil.rmtree(home, ignore_errors=True)
+            (Path(tmp) / f"apache-maven-{MAVEN_VERSION}").rename(home)
+    except (OSError, urllib.error.URLError, tarfile.TarError) as exc:
+        raise JarsUnavailable(f"Maven (mvn) is not on PATH, and Apache Maven cannot be fetched "
+                              f"from {url}: {getattr(exc, 'reason', exc)}; install Maven "
+                              "(apt-get install maven) or check the network") from exc
+    return mvn
 
 
 # Maven's batch-mode line for each file it has downloaded, with its size.
@@ -148,7 +212,7 @@ def _run_mvn(jars: JarSet, work: Path, goal: str, *props: str) -> None:
     command = [_mvn(), "-B", "-Dstyle.color=never", "-f", str(work / "pom.xml"),
                f"-Dmaven.repo.local={repo}", f"{DEPENDENCY_PLUGIN}:{goal}", *props]
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True, stdin=subprocess.DEVNULL)
+                            text=True, stdin=subprocess.DEVNULL, env=_maven_env())
     timed_out = threading.Event()
 
     def give_up() -> None:

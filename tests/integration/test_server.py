@@ -273,6 +273,60 @@ def test_jars_that_cannot_be_fetched_are_one_line(
     assert message.startswith("cannot fetch Hive Metastore 0.0.0 from Maven Central: ")
     assert "\n" not in message and "hive-standalone-metastore" in message
     assert not jars.have(missing)  # nothing recorded: the next call tries again
-    monkeypatch.setenv("PATH", str(tmp_path))
-    with pytest.raises(JarsUnavailable, match=r"Maven \(mvn\) is needed once"):
+    # Without mvn on PATH, Maven's own distribution is fetched and fails the same way.
+    monkeypatch.setenv("PATH", _without_mvn(tmp_path / "bin"))
+    with pytest.raises(JarsUnavailable) as refused_again:
         jars.classpath(missing)
+    assert str(refused_again.value).startswith(
+        "cannot fetch Hive Metastore 0.0.0 from Maven Central: ")
+    assert (jars.cache() / f"apache-maven-{jars.MAVEN_VERSION}" / "bin" / "mvn").is_file()
+    # Without Java either, one line says what is missing.
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    monkeypatch.delenv("JAVA_HOME", raising=False)
+    with pytest.raises(JarsUnavailable) as no_java:
+        jars.classpath(missing)
+    assert str(no_java.value) == ("Maven needs Java to fetch jars, and there is no java on PATH "
+                                  "and no JAVA_HOME: install Java 17")
+
+
+def _without_mvn(folder: Path) -> str:
+    """A PATH of one folder holding every program of this PATH but ``mvn``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for directory in os.environ.get("PATH", "").split(os.pathsep):
+        for program in Path(directory or ".").glob("*"):
+            if program.name != "mvn" and not (folder / program.name).exists() and os.access(
+                    program, os.X_OK) and program.is_file():
+                (folder / program.name).symlink_to(program.resolve())
+    return str(folder)
+
+
+@pytest.mark.thorough
+def test_jars_and_other_releases_without_maven_installed(tmp_path: Path) -> None:
+    """No ``mvn`` on PATH: ``jars json``, ``jars s3`` and a Hive 4.x metastore still work, with
+    Maven's distribution fetched into the jars cache. The artifacts come from the session's
+    Maven repository (linked in), so that the resolution, not the download, is what runs."""
+    home = tmp_path / "home"
+    (home / "jars").mkdir(parents=True)
+    shared = jars.cache() / "maven-repository"
+    shared.mkdir(parents=True, exist_ok=True)
+    (home / "jars" / "maven-repository").symlink_to(shared)
+    env = {**os.environ, "HMSCATALOG_HOME": str(home), "PATH": _without_mvn(tmp_path / "bin")}
+    said = []
+    for kind in ("json", "s3"):
+        fetched = _cli("jars", kind, env=env)
+        assert fetched.returncode == 0, fetched.stderr
+        assert all(Path(jar).is_file() for jar in fetched.stdout.strip().split(","))
+        said.append(fetched.stderr)
+    assert f"fetching Apache Maven {jars.MAVEN_VERSION} from Maven Central" in said[0]
+    assert "fetching Apache Maven" not in said[1]  # once
+    data_dir = tmp_path / "hms4"
+    started = _cli("metastore", "start", "--hive-version", "4.x", "--port", "0",
+                   "--data-dir", str(data_dir), env=env)
+    try:
+        assert started.returncode == 0, started.stderr[-3000:]
+        with MetastoreClient(started.stdout.strip()) as client:
+            client.create_database("without_maven")
+            assert "without_maven" in client.list_databases()
+    finally:
+        _cli("metastore", "stop", "--data-dir", str(data_dir), env=env)
+    assert (home / "jars" / f"apache-maven-{jars.MAVEN_VERSION}" / "bin" / "mvn").is_file()
