@@ -1,6 +1,7 @@
 """The wheel that ``python -m build`` makes, installed as a user would (``pip install
 'hmscatalog[spark]'`` into a clean venv, not editable, not from the source tree) on a machine
-with a Java runtime but no JDK, runs the demo from another directory."""
+with a Java runtime but no JDK (one linked by jlink without the compiler's modules), runs the
+demo from another directory."""
 
 from __future__ import annotations
 
@@ -21,11 +22,35 @@ pytestmark = [pytest.mark.integration, pytest.mark.spark]
 PROJECT = Path(__file__).resolve().parents[2]
 
 
-def _jre_path(folder: Path) -> str:
-    """A PATH like this one, without the JDK's development tools (javac, javap, jar...): each
-    program of PATH is linked into ``folder`` unless it is a JDK tool other than ``java``."""
+# The JDK's modules that are javac or need it (jlink needs jdeps, jpackage needs jlink).
+_COMPILER_MODULES = {"jdk.compiler", "jdk.javadoc", "jdk.jshell", "jdk.jdeps", "jdk.jlink",
+                     "jdk.jpackage"}
+
+
+def _java_runtime(target: Path) -> Path:
+    """A Java runtime as a JRE-only machine has one: this JDK's modules but javac's, linked by
+    jlink into ``target``."""
     java = shutil.which("java")
     assert java is not None, "the test needs java on PATH"
+    jdk_bin = Path(java).resolve().parent
+    listed = subprocess.run([str(jdk_bin / "java"), "--list-modules"], check=True,
+                            capture_output=True, text=True).stdout
+    modules = [line.split("@")[0] for line in listed.split()
+               if line.split("@")[0] not in _COMPILER_MODULES]
+    subprocess.run([str(jdk_bin / "jlink"), "--add-modules", ",".join(modules), "--output",
+                    str(target), "--strip-debug", "--no-header-files", "--no-man-pages"],
+                   check=True, capture_output=True, timeout=600)
+    kept = subprocess.run([str(target / "bin" / "java"), "--list-modules"], check=True,
+                          capture_output=True, text=True).stdout
+    assert "jdk.compiler@" not in kept and not (target / "bin" / "javac").exists()
+    return target
+
+
+def _path_without_jdk(folder: Path, runtime: Path) -> str:
+    """A PATH like this one whose Java is ``runtime``: each program of PATH is linked into
+    ``folder`` unless it is one of the JDK's."""
+    java = shutil.which("java")
+    assert java is not None
     jdk_bin = Path(java).resolve().parent
     folder.mkdir()
     for directory in os.environ["PATH"].split(os.pathsep):
@@ -35,10 +60,10 @@ def _jre_path(folder: Path) -> str:
             target = program.resolve()
             if (folder / program.name).exists() or not target.is_file():
                 continue
-            if target.parent == jdk_bin and program.name != "java":
+            if target.parent == jdk_bin:
                 continue
             (folder / program.name).symlink_to(target)
-    return str(folder)
+    return os.pathsep.join([str(runtime / "bin"), str(folder)])
 
 
 @pytest.mark.thorough
@@ -62,10 +87,12 @@ def test_the_wheel_runs_the_demo_on_a_java_runtime(tmp_path: Path) -> None:
 
     env = {key: value for key, value in os.environ.items()
            if key not in ("JAVA_HOME", "PYTHONPATH", "VIRTUAL_ENV", "SPARK_SUBMIT_OPTS")}
-    env["PATH"] = _jre_path(tmp_path / "bin")
+    runtime = _java_runtime(tmp_path / "java-runtime")
+    env["PATH"] = _path_without_jdk(tmp_path / "bin", runtime)
+    env["JAVA_HOME"] = str(runtime)
     env["HMSCATALOG_HOME"] = str(tmp_path / "home")
     assert shutil.which("javac", path=env["PATH"]) is None
-    assert shutil.which("java", path=env["PATH"]) is not None
+    assert shutil.which("java", path=env["PATH"]) == str(runtime / "bin" / "java")
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     data = tmp_path / "metastore"
