@@ -26,13 +26,14 @@ import doctest
 import json
 import os
 import re
+import socket
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from docs_blocks import ROOT, RUN, Block, blocks, pages
-from docs_child import SENTINEL
+from docs_child import SENTINEL, URI_PLACEHOLDER
 from s3 import ACCESS_KEY, REGION, SECRET_KEY, MotoServer
 
 from hmscatalog import jars
@@ -170,11 +171,12 @@ def test_the_page_s_examples_run(page: Path, metastore: server.ServerInfo, moto_
 
 
 def _run_page(page: Path, folder: Path, port: int | None, metastore: server.ServerInfo,
-              moto_s3: MotoServer) -> subprocess.CompletedProcess[str]:
+              moto_s3: MotoServer, uri: str | None = None) -> subprocess.CompletedProcess[str]:
     """Run the page's blocks in a child (docs_child.py) with ``folder/home`` as
-    HMSCATALOG_HOME; with ``port``, those that start a metastore start it there."""
+    HMSCATALOG_HOME; with ``port``, those that start a metastore start it there. ``uri``: what
+    the examples' URI becomes (by default the page's metastore's, or the session's)."""
     own = port is not None
-    uri = f"thrift://127.0.0.1:{port}" if own else metastore.uri
+    uri = uri or (f"thrift://127.0.0.1:{port}" if own else metastore.uri)
     home = folder / "home"
     home.mkdir(parents=True)
     (home / "jars").symlink_to(jars.cache(), target_is_directory=True)
@@ -191,8 +193,30 @@ def _run_page(page: Path, folder: Path, port: int | None, metastore: server.Serv
         return subprocess.run([sys.executable, str(CHILD), str(folder / "blocks.json")],
                               cwd=work, env=env, capture_output=True, text=True, timeout=600)
     finally:
-        if own and server.status(home / "metastore") is not None:
+        if server.status(home / "metastore") is not None:  # the page started one
             server.stop(home / "metastore")
+
+
+@pytest.mark.spark
+def test_getting_started_runs_in_order_with_9083_taken(metastore: server.ServerInfo,
+                                                       moto_s3: MotoServer,
+                                                       tmp_path: Path) -> None:
+    """getting-started.md as a reader follows it on a machine where another program listens on
+    port 9083: its ``hmscatalog metastore start`` (no ``--port``) starts on a free port and
+    says so, and the scripts that follow use the URI it printed."""
+    page = ROOT / "docs" / "getting-started.md"
+    with socket.socket() as other_program:
+        try:
+            other_program.bind((server.DEFAULT_HOST, server.DEFAULT_PORT))
+            other_program.listen()
+        except OSError:  # taken already
+            assert not server.port_free(server.DEFAULT_HOST, server.DEFAULT_PORT)
+        run = _run_page(page, tmp_path, None, metastore, moto_s3, uri=URI_PLACEHOLDER)
+    assert run.returncode == 0, f"{page.name} failed:\n{run.stderr[-6000:]}"
+    assert (f"port {server.DEFAULT_PORT} is in use by another program: started on port"
+            in run.stderr)
+    ran = [b for b in blocks(page) if _runs(b)]
+    _check_outputs(page, ran, _outputs(run.stdout))
 
 
 def test_few_blocks_are_skipped_and_each_says_why() -> None:
