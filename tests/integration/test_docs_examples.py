@@ -198,6 +198,7 @@ def _run_page(page: Path, folder: Path, port: int | None, metastore: server.Serv
 
 
 @pytest.mark.spark
+@pytest.mark.thorough  # the quick tier runs the page on a port of its own
 def test_getting_started_runs_in_order_with_9083_taken(metastore: server.ServerInfo,
                                                        moto_s3: MotoServer,
                                                        tmp_path: Path) -> None:

@@ -126,7 +126,7 @@ STATEMENTS = [  # (statement, verb in the refusal, shapes it applies to; None: e
 ]
 
 
-@pytest.mark.cases(4)  # Iceberg, Delta, Hudi, Paimon; the other shapes in the thorough tier
+@pytest.mark.cases(2)  # Iceberg and Hudi (partitioned); every other shape in the thorough tier
 @pytest.mark.parametrize("shape", list(SHAPES))
 def test_every_statement_is_refused_naming_table_format_and_setting(
         spark: Any, db: str, client: MetastoreClient, tmp_path: Path, shape: str) -> None:
