@@ -297,7 +297,7 @@ class MetastoreConnection:
                 with contextlib.suppress(Exception):
                     transport.close()
                 errors.append(f"thrift://{host}:{port}: {self._connect_failure(exc, sock)}")
-                final += _timed_out(exc) or _not_thrift(exc) or bool(_first(sock))
+                final += _timed_out(exc) or _not_thrift(exc)
                 continue
             sock.setTimeout(self._timeout_s * 1000)
             self._transport = transport
@@ -316,7 +316,8 @@ class MetastoreConnection:
     def _connect_failure(self, exc: BaseException, sock: TSocket.TSocket) -> str:
         """What a failed connect attempt says, with what a Kerberos or TLS mismatch looks
         like."""
-        other = _other_protocol(_first(sock))
+        # A Kerberos client's first bytes are the SASL negotiation's, not a stray reply.
+        other = None if self._kerberos else _other_protocol(_first(sock))
         if other is not None:
             return other
         text = _message(exc)
