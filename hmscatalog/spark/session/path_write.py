@@ -25,6 +25,7 @@ from hmscatalog.spark.bridge.jvm import CATALOG_PKG, JavaProxy, Jvm, quoted
 from hmscatalog.spark.internals import session
 from hmscatalog.spark.internals.write import FileWrite, attributes_by_name, prepare_file_write
 from hmscatalog.spark.session.driver import proxy_jvm, storage_options
+from hmscatalog.spark.table import SchemaTable
 from hmscatalog.spark.write.partition_guard import partition_guard
 from hmscatalog.spark.write.table_write import WRITE, SortedWrite, writers_umask
 from hmscatalog.storage.filesystems import Storage, on_object_store
@@ -187,7 +188,7 @@ def _plan(spark: Any, jvm: Jvm, df: Any, path: str, partition_by: Sequence[str],
                            .split("(")[0] in ("string", "char", "varchar")))
 
 
-class PathWriteTable(JavaProxy):
+class PathWriteTable(SchemaTable):
     """The path, as a table Spark can write into and nothing else (it lives in one plan)."""
 
     class Java:
@@ -202,18 +203,6 @@ class PathWriteTable(JavaProxy):
     def name(self) -> str:
         return f"path.{self._plan.path}"
 
-    def id(self) -> None:
-        return None
-
-    def version(self) -> None:
-        return None
-
-    def schema(self) -> Any:
-        return self._schema
-
-    def columns(self) -> Any:
-        return session.v2_columns(self._jvm, self._schema)
-
     def partitioning(self) -> Any:
         expressions = "org.apache.spark.sql.connector.expressions"
         identity = self._jvm.cls(f"{expressions}.Expressions").identity
@@ -227,9 +216,6 @@ class PathWriteTable(JavaProxy):
     def capabilities(self) -> Any:
         capability = self._jvm.cls(f"{CATALOG_PKG}.TableCapability")
         return self._jvm.hash_set([capability.BATCH_WRITE, capability.OVERWRITE_DYNAMIC])
-
-    def constraints(self) -> Any:
-        return self._jvm.array(self._jvm.cls(f"{CATALOG_PKG}.constraints.Constraint"), [])
 
     def newWriteBuilder(self, info: Any) -> Any:
         return PathWriteBuilder(self, info)
