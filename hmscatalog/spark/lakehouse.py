@@ -19,16 +19,9 @@ from typing import Any, NoReturn
 from hmscatalog.errors import InvalidSetting, LakehouseTable
 from hmscatalog.metastore.kinds import Kind, TableKind, redirect_key, refusal
 from hmscatalog.metastore.model import Table
-from hmscatalog.spark.bridge.jvm import CATALOG_PKG, JavaProxy, Jvm, quoted
+from hmscatalog.spark.bridge.jvm import CATALOG_PKG, Jvm, NoMetrics, quoted
 from hmscatalog.spark.internals.session import catalog_named
 from hmscatalog.spark.table import SchemaTable
-
-# What Spark may ask a stand-in while it plans and describes; every other method refuses.
-_ANSWERED = frozenset({"refusal", "name", "id", "version", "schema", "columns", "partitioning",
-                       "properties", "capabilities", "constraints", "partitionSchema",
-                       "toString", "hashCode", "equals", "reportDriverMetrics",
-                       "supportedCustomMetrics"})
-
 
 # What a stand-in's method would do to the table, for its refusal.
 _VERBS = {"newWriteBuilder": "write", "newRowLevelOperationBuilder": "write",
@@ -120,8 +113,9 @@ class LakehouseStandIn(SchemaTable):
             return self._jvm.readable_error(exc, "LakehouseStandIn.refusal")
 
     def __getattr__(self, method: str) -> Callable[..., Any]:
-        """Any other method Spark calls (a scan, a write, a DELETE, a partition's change)."""
-        if method.startswith("_") or method in _ANSWERED:
+        """Any method Spark calls that the class does not answer (a write, a DELETE, a
+        partition's change): a refusal."""
+        if method.startswith("_"):
             raise AttributeError(method)
 
         def refused(*args: Any) -> Any:
@@ -169,7 +163,7 @@ class LakehouseStandIn(SchemaTable):
         return f"LakehouseStandIn({self._table.qualified_name}, {self._found.kind.value})"
 
 
-class _NoScan(JavaProxy):
+class _NoScan(NoMetrics):
     """The scan of a :class:`LakehouseStandIn`: its schema, no statistics, and a refusal to
     run."""
 
@@ -194,10 +188,4 @@ class _NoScan(JavaProxy):
     def toBatch(self) -> Any:
         self._jvm.throw(self._refused("read"))
 
-    def supportedCustomMetrics(self) -> Any:
-        return self._jvm.array(
-            self._jvm.cls("org.apache.spark.sql.connector.metric.CustomMetric"), [])
 
-    def reportDriverMetrics(self) -> Any:
-        return self._jvm.array(
-            self._jvm.cls("org.apache.spark.sql.connector.metric.CustomTaskMetric"), [])

@@ -13,7 +13,7 @@ from hmscatalog.partitions.codec import make_part_name, parse_part_name, partiti
 from hmscatalog.projection.config import TEMPLATE
 from hmscatalog.sources.projection import projection_of
 from hmscatalog.sources.source import ReadTarget
-from hmscatalog.spark.bridge.jvm import CATALOG_PKG, JavaProxy, quoted
+from hmscatalog.spark.bridge.jvm import CATALOG_PKG, NoMetrics, quoted
 from hmscatalog.spark.internals.session import v2_columns
 from hmscatalog.spark.read.rows import internal_row, partition_strings
 from hmscatalog.spark.read.scan import CatalogContext, HmsScanBuilder
@@ -49,7 +49,7 @@ def table_properties(table: Table) -> dict[str, str]:
     return props
 
 
-class SchemaTable(JavaProxy):
+class SchemaTable(NoMetrics):
     """What every table hms hands Spark answers alike: no id or version, its ``_schema`` as
     columns, no constraints and no metrics."""
 
@@ -71,13 +71,7 @@ class SchemaTable(JavaProxy):
         constraint = self._jvm.cls(f"{CATALOG_PKG}.constraints.Constraint")
         return self._jvm.array(constraint, [])
 
-    def reportDriverMetrics(self) -> Any:  # Spark 4.3's TruncateTableExec asks
-        return self._jvm.array(
-            self._jvm.cls("org.apache.spark.sql.connector.metric.CustomTaskMetric"), [])
 
-    def supportedCustomMetrics(self) -> Any:
-        return self._jvm.array(
-            self._jvm.cls("org.apache.spark.sql.connector.metric.CustomMetric"), [])
 
 
 class ReadOnlyTable(SchemaTable):

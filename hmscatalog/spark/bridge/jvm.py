@@ -350,3 +350,15 @@ def sql_string(text: str) -> str:
 def quoted(*parts: str) -> str:
     """Spark's display form of a multi-part name: ```a`.`b```."""
     return ".".join("`" + p.replace("`", "``") + "`" for p in parts)
+
+
+class NoMetrics(JavaProxy):
+    """A scan, write or table that reports no custom metrics (Spark asks each of them)."""
+
+    def supportedCustomMetrics(self) -> Any:
+        return self._jvm.array(
+            self._jvm.cls("org.apache.spark.sql.connector.metric.CustomMetric"), [])
+
+    def reportDriverMetrics(self) -> Any:
+        return self._jvm.array(
+            self._jvm.cls("org.apache.spark.sql.connector.metric.CustomTaskMetric"), [])

@@ -26,7 +26,7 @@ from hmscatalog.metastore.spark_schema import directory_names
 from hmscatalog.partitions.codec import DEFAULT_PARTITION_NAME
 from hmscatalog.partitions.spec import PartitionSpec
 from hmscatalog.partitions.types import format_value
-from hmscatalog.spark.bridge.jvm import JavaProxy, Jvm, quoted
+from hmscatalog.spark.bridge.jvm import JavaProxy, Jvm, NoMetrics, quoted
 from hmscatalog.spark.internals.session import conf_value, hadoop_conf, time_zone
 from hmscatalog.spark.internals.write import FileWrite, attributes_by_name, prepare_file_write
 from hmscatalog.spark.read.filters import translate_v2
@@ -153,7 +153,7 @@ class HmsWriteBuilder(JavaProxy):
         return self.build().toBatch()
 
 
-class SortedWrite(JavaProxy):
+class SortedWrite(NoMetrics):
     """A write that asks Spark to sort rows by the partition columns within each task, so that
     each task has one file open at a time."""
 
@@ -200,13 +200,6 @@ class SortedWrite(JavaProxy):
     def toStreaming(self) -> Any:
         self._jvm.unsupported(f"hms cannot write {self._target} from a stream")
 
-    def supportedCustomMetrics(self) -> Any:
-        return self._jvm.array(
-            self._jvm.cls("org.apache.spark.sql.connector.metric.CustomMetric"), [])
-
-    def reportDriverMetrics(self) -> Any:
-        return self._jvm.array(
-            self._jvm.cls("org.apache.spark.sql.connector.metric.CustomTaskMetric"), [])
 
     def toString(self) -> str:
         return self.description()
