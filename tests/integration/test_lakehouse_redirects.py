@@ -41,7 +41,8 @@ def lakehouse(metastore_uri: str,
     except JarsUnavailable as exc:
         if os.environ.get("CI"):
             raise
-        pytest.skip(str(exc))
+        pytest.skip(f"Iceberg's and Delta's runtimes cannot be fetched from Maven Central here "
+                    f"(CI fails instead): {exc}")
     db = "lakehouse_redirects"
     with MetastoreClient(metastore_uri, **kerberized.client_options()) as client:
         client.drop_database(db, cascade=True, if_exists=True)
