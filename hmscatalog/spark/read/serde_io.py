@@ -18,6 +18,7 @@ from dataclasses import replace
 from typing import Any
 
 from hmscatalog import config
+from hmscatalog.metastore.kinds import PROVIDER, Kind, kind_of
 from hmscatalog.metastore.model import NATIVE_FORMATS, Column, Partition, StorageFormat, Table
 from hmscatalog.metastore.serde import (
     columns_from_serde,
@@ -117,8 +118,8 @@ def check_readable(jvm: Jvm, table: Table, partitions: list[Partition] | None = 
     """Refuse, naming the table, what the SerDe reader cannot read exactly: a property it does
     not honour, a partition or table without a SerDe, classes Spark's class path lacks, and
     Spark data source tables, whose storage descriptor is a placeholder."""
-    provider = table.parameters.get("spark.sql.sources.provider")
-    if provider and provider.lower() != "hive":
+    if kind_of(table).kind is Kind.SPARK_DATA_SOURCE:
+        provider = table.parameters.get(PROVIDER, "").strip()
         jvm.unsupported(f"hms cannot read table {table.qualified_name}: it is a Spark data "
                         f"source table (USING {provider}), whose files and options are in "
                         "Spark's own table properties, not in its Hive storage descriptor")
