@@ -98,6 +98,11 @@ def _closed_by_peer(exc: BaseException) -> bool:
             and exc.type == TTransport.TTransportException.END_OF_FILE)
 
 
+def _reset_by_peer(exc: BaseException) -> bool:
+    """A close with the client's bytes unread: Linux reports it as a reset, not an end."""
+    return isinstance(getattr(exc, "inner", None), (ConnectionResetError, BrokenPipeError))
+
+
 def _message(exc: BaseException) -> str:
     text = getattr(exc, "message", None) or str(exc) or type(exc).__name__
     return " ".join(str(text).split())
@@ -334,10 +339,12 @@ class MetastoreConnection:
             return (f"its reply is not a Hive Metastore's Thrift reply: "
                     f"{_not_thrift_detail(exc)}"
                     + (f" (it begins {_preview(first)!r})" if first else ""))
-        if not self._kerberos and _closed_by_peer(exc):
-            return (f"{text} (a metastore with hive.metastore.sasl.enabled closes the "
-                    "connection of a client without Kerberos: give the client its "
-                    "kerberos_principal)")
+        if not self._kerberos and (_closed_by_peer(exc) or _reset_by_peer(exc)):
+            # A Kerberized metastore answers a plain client with a SASL status and closes;
+            # when the close outruns the status, this is all the client sees.
+            return ("the metastore closed the connection, as one that requires "
+                    "Kerberos (hive.metastore.sasl.enabled) does with a client without it; "
+                    "give the client its kerberos_principal")
         return text
 
     @property

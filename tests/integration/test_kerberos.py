@@ -28,6 +28,17 @@ pytestmark = pytest.mark.integration
 SERVICE = f"hive/_HOST@{REALM}"
 
 
+def _asks_for_kerberos(line: str) -> bool:
+    """Whether ``line`` tells a client without Kerberos that the metastore requires it: from
+    the server's SASL status, or, when its close outran that status, from the close."""
+    return line.endswith((
+        ": its reply is a SASL status: the metastore requires Kerberos "
+        "(hive.metastore.sasl.enabled); give the client its kerberos_principal",
+        ": the metastore closed the connection, as one that requires "
+        "Kerberos (hive.metastore.sasl.enabled) does with a client without it; give the "
+        "client its kerberos_principal"))
+
+
 @pytest.fixture(scope="module")
 def kdc(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kdc]:
     yield from running(tmp_path_factory.mktemp("kdc"))
@@ -129,9 +140,7 @@ def test_kerberos_to_a_plain_metastore_is_one_line(metastore: server.ServerInfo,
 @pytest.mark.metastore
 def test_a_plain_client_to_a_kerberized_metastore_is_one_line(secure: str) -> None:
     line = _refused(secure, None, retries=0)
-    assert line.endswith(
-        ": TSocket read 0 bytes (a metastore with hive.metastore.sasl.enabled closes the "
-        "connection of a client without Kerberos: give the client its kerberos_principal)"), line
+    assert _asks_for_kerberos(line), line
 
 
 @pytest.mark.metastore
@@ -245,7 +254,7 @@ def test_the_cli_reaches_a_kerberized_metastore(secure: str, alice: tuple[str, P
         "hmscatalog: error: table default.nope does not exist"]
     without = subprocess.run(command, capture_output=True, text=True, timeout=120)
     [line] = without.stderr.splitlines()
-    assert line.endswith("give the client its kerberos_principal)"), line
+    assert _asks_for_kerberos(line), line
     half = subprocess.run([*command, "--kerberos-keytab", str(alice[1])], capture_output=True,
                           text=True, timeout=120)
     assert half.stderr.splitlines() == [
