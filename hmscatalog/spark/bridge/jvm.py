@@ -10,8 +10,11 @@ Spark classes that are not public API are used only in :mod:`hmscatalog.spark.in
 
 from __future__ import annotations
 
+import collections
 import functools
 import re
+import threading
+import time
 import traceback
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, NoReturn
@@ -71,14 +74,38 @@ def _readable_errors(method: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(method)
     def call(self: JavaProxy, *args: Any) -> Any:
         try:
-            return method(self, *args)
-        except Py4JJavaError:
+            return _held(method(self, *args))
+        except Py4JJavaError as exc:
+            _held(exc.java_exception)
             raise
         except Exception as exc:
             where = f"{type(self).__name__}.{method.__name__}"
             self._jvm.throw(self._jvm.readable_error(exc, where))
 
     return call
+
+
+# JVM objects that callbacks returned lately, with when. py4j answers a callback with the
+# object's id alone, and when the last Python reference to a JavaObject goes, py4j's finalizer
+# tells the JVM (on another connection, to another JVM thread) to forget that id: if that
+# message wins the race with the answer, Spark gets null instead of the object (a table's
+# columns, a plan, an exception), and analysis fails with an internal error. A callback's result
+# is therefore held here for HOLD_S seconds, far longer than the answer takes to arrive.
+HOLD_S = 10.0
+_HOLD_MAX = 100_000
+_handed: collections.deque[tuple[float, JavaObject]] = collections.deque()
+_handed_lock = threading.Lock()
+
+
+def _held(result: Any) -> Any:
+    """``result``, held for a while first when it is a JVM object (see ``_handed``)."""
+    if isinstance(result, JavaObject):
+        now = time.monotonic()
+        with _handed_lock:
+            _handed.append((now, result))
+            while _handed and (now - _handed[0][0] > HOLD_S or len(_handed) > _HOLD_MAX):
+                _handed.popleft()
+    return result
 
 
 def error_kind(exc: BaseException) -> str:
@@ -268,7 +295,7 @@ class Jvm:
     def throw(self, exception: JavaObject) -> NoReturn:
         """Throw a Java exception from a callback (the method must declare it, or it must be
         unchecked: the JVM wraps anything else in UndeclaredThrowableException)."""
-        raise Py4JJavaError(str(exception.getMessage()), exception)
+        raise Py4JJavaError(str(exception.getMessage()), _held(exception))
 
     def readable_error(self, exc: BaseException, where: str) -> Any:
         """An unchecked Spark exception for ``exc`` (see :func:`_readable_errors`) whose
