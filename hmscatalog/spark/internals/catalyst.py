@@ -9,6 +9,7 @@ four).
 from __future__ import annotations
 
 import decimal
+import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -97,6 +98,9 @@ def writer_bucket_spec(jvm: Jvm, bucket_id: Any) -> Any:
     return jvm.some(spec.apply(bucket_id, no_prefix))
 
 
+_CASTING = threading.Lock()  # see cast_strings
+
+
 def cast_strings(jvm: Jvm, values: Sequence[str | None], types: Sequence[str],
                  time_zone: str, ansi: bool = False) -> Any:
     """An ``InternalRow`` of ``values`` (``None`` is NULL) cast from strings to the Spark
@@ -129,7 +133,10 @@ def cast_strings(jvm: Jvm, values: Sequence[str | None], types: Sequence[str],
 
     caster = jvm.once(
         f"partition-caster<{','.join(types)}>@{time_zone}{'/ansi' if ansi else ''}", make)
-    return caster.apply(row).copy()
+    # The projection writes every row into one row of its own, which the copy then takes:
+    # between the two calls another thread's apply would put its values there.
+    with _CASTING:
+        return caster.apply(row).copy()
 
 
 def decimal_value(value: Any) -> decimal.Decimal:
