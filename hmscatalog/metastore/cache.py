@@ -156,13 +156,16 @@ class MetadataCache:
         return self._get(("count", *_key(database, name)), fetch, lambda _: 1)
 
     def invalidate(self, database: str, name: str) -> None:
-        """Forget what is kept about one table (``REFRESH TABLE``)."""
+        """Forget what is kept about one table (``REFRESH TABLE``), and what a fetch under
+        way would keep (it began before the refresh: it counts as a write)."""
         key = _key(database, name)
+        _WRITES.note([key])
         with self._lock:
             for entry_key in [k for k in self._entries if k[1:3] == key]:
                 self._drop(entry_key)
 
     def clear(self) -> None:
+        _WRITES.note(None)
         with self._lock:
             self._entries.clear()
             self._partitions = 0
