@@ -110,7 +110,7 @@ class HmsCatalog(HmsNamespaces):
 
     def _fresh(self, database: str, name: str) -> tuple[Table, float | None] | None:
         with self._fetched_lock:
-            found = self._fetched.pop((database, name), None)
+            found = self._fetched.pop((database.lower(), name.lower()), None)
         if found is None or time.monotonic() - found[0] > FETCHED_FOR:
             return None
         return found[1], found[2]
