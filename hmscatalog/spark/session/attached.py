@@ -26,19 +26,22 @@ class Attached:
     cache: MetadataCache  # the metastore answers its sessions' queries reuse
     # The Spark catalog taking the metastore's tables of each lakehouse format.
     redirects: dict[Kind, str] = field(default_factory=dict)
-    sessions: list[tuple[Any, HmsCatalog]] = field(default_factory=list)
+    # Each session's catalog, by the session's identity hash (SparkSession keeps Object's):
+    # one py4j call finds a session's entry among thousands, and ``equals`` confirms it.
+    sessions: dict[int, list[tuple[Any, HmsCatalog]]] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def catalog_for(self, jsession: Any) -> HmsCatalog:
+        key = int(jsession.hashCode())
         with self.lock:
-            for known, catalog in self.sessions:
+            for known, catalog in self.sessions.get(key, ()):
                 if known.equals(jsession):
                     return catalog
             jvm = self.home if self.home.jsession.equals(jsession) else _jvm_of(self.home,
                                                                                  jsession)
             catalog = HmsCatalog(jvm, self.client, self.name, self.storage_options, self.cache,
                                  self.redirects)
-            self.sessions.append((jsession, catalog))
+            self.sessions.setdefault(key, []).append((jsession, catalog))
             return catalog
 
 

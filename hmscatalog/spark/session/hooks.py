@@ -260,7 +260,7 @@ class SessionHooks(JavaProxy):
         if kind == "DropView":
             drop_view(self._jvm, client, catalog, database, name, bool(command.ifExists()))
         else:
-            same = [other for other, attached in self._attached.items()
+            same = [other for other, attached in list(self._attached.items())
                     if attached.client.uris == client.uris]
             create_view(self._jvm, session, client, catalog, database, name, command, same)
         return plans.local_relation(self._jvm, "", [])
