@@ -89,6 +89,25 @@ def test_refresh_forgets_one_table() -> None:
     assert not kept.partitions("db", "t", 'p = "a"', lambda: []).hit
 
 
+@pytest.mark.parametrize("forget", ["refresh", "flush"])
+def test_an_answer_fetched_while_a_refresh_or_flush_ran_is_not_kept(forget: str) -> None:
+    """Another session's REFRESH TABLE (or flush) while this one fetched: the older answer
+    must not outlive the refresh."""
+    kept = c.MetadataCache(60)
+    calls = []
+
+    def fetch_during_a_refresh() -> int:
+        calls.append(1)
+        if forget == "refresh":
+            kept.invalidate("db", "t2")
+        else:
+            kept.clear()
+        return len(calls)
+
+    assert kept.count("db", "t2", fetch_during_a_refresh) == c.Cached(1, None)
+    assert kept.count("db", "t2", fetch_during_a_refresh) == c.Cached(2, None)
+
+
 def test_partition_lists_are_kept_per_filter_and_handed_out_as_copies() -> None:
     kept = c.MetadataCache(60)
     first = kept.partitions("db", "t", 'p = "a"', lambda: ["a"])  # type: ignore[list-item]
