@@ -231,8 +231,19 @@ class Jvm:
         return self.cls("org.apache.spark.api.python.PythonUtils").toSeq(java_list)
 
     def java_list(self, seq: Any) -> Any:
-        """A ``java.util.List`` view of a Scala ``Seq`` (iterable from Python)."""
+        """A ``java.util.List`` view of a Scala ``Seq`` (its elements: :meth:`seq_elements`)."""
         return self.cls("scala.jdk.javaapi.CollectionConverters").asJava(seq)
+
+    def elements(self, collection: Any) -> list[Any]:
+        """The elements of a ``java.util.Collection``, in one py4j command each and two more.
+        Never iterate one from Python: py4j's iterator ends on Java's NoSuchElementException,
+        which PySpark's error handler takes tens of milliseconds to convert (a statement's
+        analysis iterates several)."""
+        return self.items(collection.toArray())
+
+    def seq_elements(self, seq: Any) -> list[Any]:
+        """The elements of a Scala ``Seq`` (see :meth:`elements`)."""
+        return self.elements(self.java_list(seq))
 
     def java_map(self, scala_map: Any) -> Any:
         """A ``java.util.Map`` view of a Scala ``Map``."""
@@ -256,11 +267,10 @@ class Jvm:
     def none(self) -> Any:
         return self.scala_object("scala.None")
 
-    @staticmethod
-    def to_dict(java_map: Any) -> dict[str, str]:
+    def to_dict(self, java_map: Any) -> dict[str, str]:
         if java_map is None:
             return {}
-        return {str(k): str(java_map.get(k)) for k in java_map.keySet()}
+        return {str(k): str(java_map.get(k)) for k in self.elements(java_map.keySet())}
 
     def identifier(self, namespace: Sequence[str], name: str) -> Any:
         return self.cls(f"{CATALOG_PKG}.Identifier").of(self.strings(namespace), name)

@@ -30,11 +30,11 @@ def named_table(jvm: Jvm, node: Any) -> list[str] | None:
     while it is unresolved; ``None`` when it is not a name (``IDENTIFIER(...)``)."""
     target = node.table() if kind(node) == "InsertIntoStatement" else node.child()
     if kind(target) == "UnresolvedIdentifier":  # CREATE VIEW, DROP VIEW
-        return [str(part) for part in jvm.java_list(target.nameParts())]
+        return [str(part) for part in jvm.seq_elements(target.nameParts())]
     if kind(target) not in ("UnresolvedRelation", "UnresolvedTable", "UnresolvedTableOrView",
                             "UnresolvedView"):
         return None
-    return [str(part) for part in jvm.java_list(target.multipartIdentifier())]
+    return [str(part) for part in jvm.seq_elements(target.multipartIdentifier())]
 
 
 def named_namespace(jvm: Jvm, node: Any) -> list[str] | None:
@@ -44,7 +44,7 @@ def named_namespace(jvm: Jvm, node: Any) -> list[str] | None:
         return []
     if kind(node) != "UnresolvedNamespace":
         return None
-    return [str(part) for part in jvm.java_list(node.multipartIdentifier())]
+    return [str(part) for part in jvm.seq_elements(node.multipartIdentifier())]
 
 
 def partition_clause(jvm: Jvm, insert: Any) -> dict[str, str | None]:
@@ -52,7 +52,7 @@ def partition_clause(jvm: Jvm, insert: Any) -> dict[str, str | None]:
     a dynamic column (one without a value)."""
     spec = jvm.java_map(insert.partitionSpec())
     return {str(key): (str(spec.get(key).get()) if spec.get(key).isDefined() else None)
-            for key in spec.keySet()}
+            for key in jvm.elements(spec.keySet())}
 
 
 def static_values(jvm: Jvm, insert: Any) -> dict[str, str | None]:
@@ -60,7 +60,7 @@ def static_values(jvm: Jvm, insert: Any) -> dict[str, str | None]:
     for NULL (``PARTITION (p = NULL)``)."""
     spec = jvm.java_map(insert.partitionSpec())
     found: dict[str, str | None] = {}
-    for key in spec.keySet():
+    for key in jvm.elements(spec.keySet()):
         value = spec.get(key)
         if value.isDefined():
             text = value.get()
@@ -112,7 +112,7 @@ def analyzed_columns(jvm: Jvm, node: Any) -> list[str] | None:
     """The columns of ``ANALYZE TABLE ... FOR COLUMNS a, b``; ``None`` for FOR ALL COLUMNS."""
     if bool(node.allColumns()) or not node.columnNames().isDefined():
         return None
-    return [str(name) for name in jvm.java_list(node.columnNames().get())]
+    return [str(name) for name in jvm.seq_elements(node.columnNames().get())]
 
 
 def repair_flags(node: Any) -> tuple[bool, bool]:
@@ -128,17 +128,17 @@ def shown_partition(jvm: Jvm, show: Any) -> dict[str, str | None] | None:
         return None
     given = jvm.java_map(show.pattern().get().spec())
     return {str(key): (None if given.get(key) is None else str(given.get(key)))
-            for key in given.keySet()}
+            for key in jvm.elements(given.keySet())}
 
 
 def dropped_partitions(jvm: Jvm, drop: Any) -> list[dict[str, str | None]]:
     """The PARTITION clauses of ``ALTER TABLE ... DROP PARTITION`` (``DropPartitions``, still
     unresolved): column → value as written, ``None`` for NULL."""
     clauses = []
-    for part in jvm.java_list(drop.parts()):
+    for part in jvm.seq_elements(drop.parts()):
         given = jvm.java_map(part.spec())
         clauses.append({str(key): (None if given.get(key) is None else str(given.get(key)))
-                        for key in given.keySet()})
+                        for key in jvm.elements(given.keySet())})
     return clauses
 
 
@@ -150,7 +150,7 @@ def described_partition(jvm: Jvm, describe: Any) -> dict[str, str]:
     except Py4JError:
         return {}
     given = jvm.java_map(spec)
-    return {str(key): str(given.get(key)) for key in given.keySet()}
+    return {str(key): str(given.get(key)) for key in jvm.elements(given.keySet())}
 
 
 def parse(session: Any, sql: str) -> Any:
@@ -194,14 +194,15 @@ def set_settings(jvm: Jvm, session: Any, always: Sequence[str]) -> dict[str, str
 def temporary_views(jvm: Jvm, session: Any, pattern: str) -> list[str]:
     """The names of the session's (local) temporary views matching a SHOW-style pattern."""
     found = session.sessionState().catalog().listLocalTempViews(pattern)
-    return [str(ident.table()) for ident in jvm.java_list(found)]
+    return [str(ident.table()) for ident in jvm.seq_elements(found)]
 
 
 def filter_pattern(jvm: Jvm, names: Sequence[str], pattern: str) -> list[str]:
     """``names`` that match a SHOW-style pattern (``*`` any text, ``|`` alternatives), as Spark
     matches them."""
     utils = jvm.cls("org.apache.spark.sql.catalyst.util.StringUtils")
-    return [str(n) for n in jvm.java_list(utils.filterPattern(jvm.seq(list(names)), pattern))]
+    return [str(n) for n in jvm.seq_elements(
+        utils.filterPattern(jvm.seq(list(names)), pattern))]
 
 
 def current_user(jvm: Jvm) -> str:

@@ -35,7 +35,7 @@ def created_name(jvm: Jvm, node: Any) -> list[str] | None:
     name = node.name()
     if kind(name) != "UnresolvedIdentifier":
         return None
-    return [str(part) for part in jvm.java_list(name.nameParts())]
+    return [str(part) for part in jvm.seq_elements(name.nameParts())]
 
 
 def _statement_text(node: Any) -> str | None:

@@ -44,7 +44,7 @@ def column_statistics(jvm: Jvm, table: str, columns: Sequence[str] | None
         KeyError: a column the table does not have.
     """
     relation = jvm.jsession.table(table).logicalPlan()
-    output = jvm.java_list(relation.output())
+    output = jvm.seq_elements(relation.output())
     by_name = {str(attr.name()).lower(): attr for attr in output}
     chosen = list(by_name.values()) if columns is None else [by_name[c.lower()]
                                                                for c in columns]

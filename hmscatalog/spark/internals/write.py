@@ -44,7 +44,7 @@ def attributes_by_name(jvm: Jvm, schema: Any) -> dict[str, Any]:
     """The Catalyst attributes of a ``StructType``'s fields, by lower-case name, in the
     schema's order (``DataTypeUtils.toAttributes``)."""
     attributes = jvm.cls("org.apache.spark.sql.catalyst.types.DataTypeUtils").toAttributes(schema)
-    return {str(a.name()).lower(): a for a in jvm.java_list(attributes)}
+    return {str(a.name()).lower(): a for a in jvm.seq_elements(attributes)}
 
 
 _MAGIC_CAPABILITY = "fs.s3a.capability.magic.committer"
@@ -101,7 +101,7 @@ class FileWrite:
 
     def partitions(self, messages: Sequence[Any]) -> list[list[str]]:
         """The partition directories (``k=v/...``) each task wrote files into."""
-        return [[str(p) for p in self._jvm.java_list(m.summary().updatedPartitions())]
+        return [[str(p) for p in self._jvm.seq_elements(m.summary().updatedPartitions())]
                 for m in messages]
 
     def commit_job(self, messages: Sequence[Any]) -> None:

@@ -314,7 +314,7 @@ class PathBatchWrite(JavaProxy):
         written = sorted({name for names in self._files.partitions(results) for name in names})
         if not self._plan.partition_by:
             written = [""]
-        stats = [s for m in results for s in self._jvm.java_list(m.summary().stats())]
+        stats = [s for m in results for s in self._jvm.seq_elements(m.summary().stats())]
         files = sum(int(s.numFiles()) for s in stats)
         rows = sum(int(s.numRows()) for s in stats)
         if isinstance(self._commit, PathDirectCommit):

@@ -101,7 +101,7 @@ def create_view(jvm: Jvm, session: Any, client: MetastoreClient, catalog: str, d
     names = out_names
     if not altering:
         given = [(str(pair._1()), str(pair._2().get()) if pair._2().isDefined() else None)
-                 for pair in jvm.java_list(command.userSpecifiedColumns())]
+                 for pair in jvm.seq_elements(command.userSpecifiedColumns())]
         if given:
             if len(given) != len(fields):
                 reason = ("NOT_ENOUGH_DATA_COLUMNS" if len(given) > len(fields)
