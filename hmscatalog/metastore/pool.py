@@ -192,6 +192,7 @@ class MetastorePool(ConnectionPool[MetastoreConnection]):
         tls: Tls | None = None,
     ) -> None:
         self._addresses = parse_uris(uris)
+        self._dialect: Dialect | None = None
         super().__init__(
             functools.partial(MetastoreConnection, self.uris, timeout_s, connect_timeout_s,
                               retries, backoff_s, kerberos, tls),
@@ -209,9 +210,18 @@ class MetastorePool(ConnectionPool[MetastoreConnection]):
 
     def dialect(self) -> Dialect:
         """What the server speaks, as a pooled connection found out when it opened (the
-        addresses of one metastore are expected to run one release)."""
-        with self.borrow() as conn:
-            return conn.dialect
+        addresses of one metastore are expected to run one release). Known once, it is
+        answered without a connection: a commit that asks it while holding its table's lock
+        must not wait for one behind other sessions' calls."""
+        known = self._dialect
+        if known is None:
+            with self.borrow() as conn:
+                known = self._dialect = conn.dialect
+        return known
+
+    def close(self) -> None:
+        self._dialect = None  # the next connection may reach another release
+        super().close()
 
     def _reusable_after(self, exc: BaseException) -> bool:
         # An exception the method declares (MetaException, NoSuchObjectException...) is a whole
