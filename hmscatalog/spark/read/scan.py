@@ -38,6 +38,9 @@ from hmscatalog.spark.read.runtime_scan import PREDICATE, READ, HmsScan, Runtime
 from hmscatalog.spark.read.serde_io import recursive_directories, serde_scan
 from hmscatalog.spark.read.statistics import ScanStatistics, table_statistics
 
+# Partition counts of every session's queries: a few threads the driver's sessions share (a
+# server has as many sessions as it has had clients; a thread each would stay for good).
+_COUNTING = ThreadPoolExecutor(max_workers=8, thread_name_prefix="hms-count")
 
 class CatalogContext:
     """What a catalog's tables, scans and writes share: the JVM helpers, the metastore clients
@@ -55,7 +58,6 @@ class CatalogContext:
         self.cache = cache or MetadataCache(0)  # the queries' answers (off unless given)
         self.storage_options = dict(storage_options or {})
         self.listings = ListingCache(jvm)
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hms-count")
 
     @property
     def metastore(self) -> MetastoreClient:
@@ -66,7 +68,7 @@ class CatalogContext:
     def count_later(self, table: Table) -> Future[int]:
         """Start counting ``table``'s partitions; the future holds the count."""
         client, database, name = self.metastore, table.database, table.name
-        return self._pool.submit(lambda: self.cache.count(
+        return _COUNTING.submit(lambda: self.cache.count(
             database, name, lambda: client.count_partitions(database, name)).value)
 
 
