@@ -61,6 +61,7 @@ class Tally:
     latencies: list[float] = field(default_factory=list)
     by_kind: dict[str, list[float]] = field(default_factory=dict)  # kind(): its latencies
     errors: Counter[str] = field(default_factory=Counter)
+    details: dict[str, str] = field(default_factory=dict)  # first line: one whole message
     wrong: list[str] = field(default_factory=list)
     # The rows INSERTs that returned successfully appended: (partition, value).
     acknowledged: list[tuple[str, int]] = field(default_factory=list)
@@ -75,6 +76,7 @@ class Tally:
                  f"{len(self.wrong)} wrong answers"]
         lines += [f"  {count} x {line}" for line, count in self.errors.most_common()]
         lines += [f"  wrong: {text}" for text in self.wrong[:20]]
+        lines += [f"--- {line}:\n{text}" for line, text in list(self.details.items())[:3]]
         return "\n".join(lines)
 
 
@@ -162,6 +164,7 @@ def run_client(client: Client, c: int, rounds: int, load: Load, tally: Tally,
                 with tally.lock:
                     tally.latencies.append(time.monotonic() - started)
                     tally.errors[_first_line(exc)] += 1
+                    tally.details.setdefault(_first_line(exc), f"{text}\n{exc}"[:6000])
                 break
             with tally.lock:
                 tally.latencies.append(time.monotonic() - started)
