@@ -72,6 +72,10 @@ TIMEOUT = "spark.hmscatalog.timeout"
 POOL_SIZE = "spark.hmscatalog.pool-size"  # metastore connections per catalog
 METASTORE_CATALOG = "spark.hmscatalog.metastore-catalog"  # Hive 3+: the catalog of databases
 CACHE_TTL = "spark.hmscatalog.cache-ttl"  # how long queries reuse the metastore's answers
+# Keep the cache current from the metastore's notification log (hmscatalog.metastore.events).
+EVENTS = "spark.hmscatalog.events"
+EVENTS_POLL_INTERVAL = "spark.hmscatalog.events.poll-interval"
+EVENTS_CATCH_UP = "spark.hmscatalog.events.catch-up"
 S3_ENDPOINT = "spark.hmscatalog.s3.endpoint"
 S3_REGION = "spark.hmscatalog.s3.region"
 S3_ACCESS_KEY_ID = "spark.hmscatalog.s3.access-key-id"
@@ -222,7 +226,26 @@ SETTINGS: dict[str, Setting] = {s.key: s for s in (
             "seconds. Writes, DDL, MSCK and procedures through any hms catalog of the driver "
             "are seen at once, as is everything after `REFRESH TABLE`; changes by other "
             "engines or processes after at most this long. `0` (the default, as in Trino): "
-            "every query asks the metastore."),
+            "every query asks the metastore. While the catalog follows the metastore's "
+            "notification log (`events`), entries are kept until an event names their table; "
+            "a TTL set here still caps their age."),
+    Setting(EVENTS, "catalog", "choice", "auto",
+            "Follow the metastore's notification log (`get_next_notification`), invalidating "
+            "the cached metadata of each table an event names, with the cache on: `auto` (the "
+            "default) does so once the log has an event (the metastore has a notification "
+            "listener, such as Hive's `DbNotificationListener` or the embedded metastore's); "
+            "`off` never, leaving the cache to `cache-ttl`.", choices=("auto", "off")),
+    Setting(EVENTS_POLL_INTERVAL, "catalog", "seconds", 1.0,
+            "Seconds between two polls of the notification log: another engine's change is "
+            "seen by queries that begin this long after it at most."),
+    Setting(EVENTS_CATCH_UP, "catalog", "boolean", True,
+            "While following the log, before a query looks up a table, apply every event the "
+            "log has (one metastore call, `get_current_notificationEventId`, and the events "
+            "if there are new ones), so that a change any engine committed before the query "
+            "began is seen by it, as Impala's `SYNC_HMS_EVENTS_WAIT_TIME_S`, and as every "
+            "query through Spark's built-in catalog sees it. `false`: no metastore call at "
+            "all for an unchanged table; other engines' changes are then seen within one "
+            "`events.poll-interval`."),
     Setting(METASTORE_CATALOG, "catalog", "text", "",
             "The Hive 3+ metastore catalog holding the databases. Unset: the server's default "
             "(`metastore.catalog.default`, `hive` unless changed); an error on Hive 2.x."),

@@ -277,6 +277,34 @@ struct DropPartitionsRequest {
   9: optional string catName
 }
 
+# ---------------------------------------------------------------- notification log
+
+# What get_next_notification returns after lastEvent; fields 3-6 (filters) are Hive 4's and
+# left out.
+struct NotificationEventRequest {
+  1: required i64 lastEvent,
+  2: optional i32 maxEvents
+}
+
+struct NotificationEvent {
+  1: required i64 eventId,
+  2: required i32 eventTime,
+  3: required string eventType,
+  4: optional string dbName,
+  5: optional string tableName,
+  6: required string message,
+  7: optional string messageFormat,
+  8: optional string catName
+}
+
+struct NotificationEventResponse {
+  1: required list<NotificationEvent> events
+}
+
+struct CurrentNotificationEventId {
+  1: required i64 eventId
+}
+
 # ---------------------------------------------------------------- exceptions
 
 exception MetaException {
@@ -456,4 +484,8 @@ service ThriftHiveMetastore extends fb303.FacebookService
   # Partition-name helpers: "a=1/b=2" -> ["1", "2"] / {"a": "1", "b": "2"}.
   list<string> partition_name_to_vals(1:string part_name) throws(1:MetaException o1)
   map<string, string> partition_name_to_spec(1:string part_name) throws(1:MetaException o1)
+
+  # The notification log (filled by a listener such as DbNotificationListener).
+  NotificationEventResponse get_next_notification(1:NotificationEventRequest rqst)
+  CurrentNotificationEventId get_current_notificationEventId()
 }

@@ -16,6 +16,11 @@ Two rules keep it from answering with something stale:
 A TTL of 0 turns the cache off, as in Trino (``hive.metastore-cache-ttl`` defaults to ``0s``):
 each query then asks the metastore, as Spark's built-in catalog and Hive do.
 
+**Following the metastore's notification log** (:mod:`hmscatalog.metastore.events`) replaces the
+TTL: while the follower is current, an entry is kept until an event names its table (or the
+TTL, when one is set, runs out), and changes by anyone are seen after at most one poll; with
+catch-up, at once. When the follower falls behind (its polls fail), entries are not used.
+
 Only queries read through the cache. Writes read the table and its partitions from the
 metastore itself before they commit.
 """
@@ -28,7 +33,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from hmscatalog.metastore.model import Partition, Table
 
@@ -39,6 +44,9 @@ V = TypeVar("V")
 MAX_LIST = 10_000
 MAX_PARTITIONS = 100_000
 MAX_ENTRIES = 2_000
+# While the notification log keeps entries current, a whole large table's list is worth keeping:
+# a full scan of it then asks the metastore nothing.
+MAX_PARTITIONS_FOLLOWED = 1_000_000
 
 _READ_PREFIXES = ("get_", "list_")
 _READS = frozenset({"getMetaConf", "set_ugi", "check_lock", "show_locks"})
@@ -75,12 +83,14 @@ def tables_named(args: Sequence[Any]) -> list[TableKey] | None:
 
 
 class _Writes:
-    """This process's writes to metastores: a counter per table, and one for all."""
+    """Changes that make kept answers stale: a counter per table, per database and one for
+    all (this process's writes to metastores, or one cache's events)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._everything = 0
         self._tables: dict[TableKey, int] = {}
+        self._databases: dict[str, int] = {}
 
     def note(self, tables: list[TableKey] | None) -> None:
         with self._lock:
@@ -90,9 +100,13 @@ class _Writes:
                 for key in tables:
                     self._tables[key] = self._tables.get(key, 0) + 1
 
-    def stamp(self, key: TableKey) -> tuple[int, int]:
+    def note_database(self, database: str) -> None:
         with self._lock:
-            return self._everything, self._tables.get(key, 0)
+            self._databases[database] = self._databases.get(database, 0) + 1
+
+    def stamp(self, key: TableKey) -> tuple[int, int, int]:
+        with self._lock:
+            return self._everything, self._tables.get(key, 0), self._databases.get(key[0], 0)
 
 
 _WRITES = _Writes()
@@ -119,31 +133,72 @@ class Cached(Generic[V]):
 class _Entry:
     value: Any
     stored: float
-    stamp: tuple[int, int]
+    stamp: tuple[int, ...]
     size: int
 
 
+class Follower(Protocol):
+    """What keeps the cache current from the metastore's notification log
+    (:class:`hmscatalog.metastore.events.EventFollower`)."""
+
+    @property
+    def current(self) -> bool: ...
+
+    def catch_up(self) -> None: ...
+
+    def describe(self) -> str:
+        """Its state for EXPLAIN: the last event applied and how long ago it polled."""
+        ...
+
+
 class MetadataCache:
-    """Answers of one catalog's metastore for queries, each kept ``ttl`` seconds at most.
+    """Answers of one catalog's metastore for queries, each kept ``ttl`` seconds at most, or,
+    while a :class:`Follower` is current, until an event invalidates it.
 
     Args:
-        ttl: seconds an answer may be reused; 0 keeps nothing.
+        ttl: seconds an answer may be reused; 0 keeps nothing (unless followed).
         clock: monotonic seconds (tests pass their own).
+        catch_up: with a follower, apply the log's newest events before a table's lookup.
     """
 
-    def __init__(self, ttl: float, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, ttl: float, clock: Callable[[], float] = time.monotonic,
+                 catch_up: bool = False) -> None:
         self.ttl = ttl
+        self.catch_up = catch_up
         self._clock = clock
         self._lock = threading.Lock()
         self._entries: OrderedDict[tuple[str, ...], _Entry] = OrderedDict()
         self._partitions = 0
+        self._events = _Writes()  # what the follower's events invalidated, by table
+        self.follower: Follower | None = None
+
+    def follow(self, follower: Follower | None) -> None:
+        """Keep entries current from ``follower`` (``None``: by the TTL alone again); what is
+        kept now was not followed, so it goes."""
+        self.clear(here=True)
+        self.follower = follower
+
+    @property
+    def followed(self) -> bool:
+        follower = self.follower
+        return follower is not None and follower.current
 
     @property
     def enabled(self) -> bool:
-        return self.ttl > 0
+        return self.ttl > 0 or self.followed
+
+    def state(self) -> str | None:
+        """What EXPLAIN says of how the cache is kept: the follower's state, or the TTL;
+        ``None`` when it is off."""
+        follower = self.follower
+        if follower is not None:
+            return follower.describe() + ("" if self.ttl <= 0 else f"; ttl {self.ttl:g} s")
+        return f"ttl {self.ttl:g} s" if self.ttl > 0 else None
 
     def table(self, database: str, name: str, fetch: Callable[[], Table]) -> Cached[Table]:
-        return self._get(("table", *_key(database, name)), fetch, lambda _: 1)
+        """The table; with catch-up, the log's newest events are applied first (a query looks
+        its table up before its partitions: one event-log call a query)."""
+        return self._get(("table", *_key(database, name)), fetch, lambda _: 1, sync=True)
 
     def partitions(self, database: str, name: str, filter: str | None,
                    fetch: Callable[[], list[Partition]]) -> Cached[list[Partition]]:
@@ -155,46 +210,67 @@ class MetadataCache:
     def count(self, database: str, name: str, fetch: Callable[[], int]) -> Cached[int]:
         return self._get(("count", *_key(database, name)), fetch, lambda _: 1)
 
-    def invalidate(self, database: str, name: str) -> None:
+    def invalidate(self, database: str, name: str, here: bool = False) -> None:
         """Forget what is kept about one table (``REFRESH TABLE``), and what a fetch under
-        way would keep (it began before the refresh: it counts as a write)."""
+        way would keep (it began before the refresh: it counts as a write): in every cache of
+        the process, or with ``here`` (an event of this cache's metastore) in this one."""
         key = _key(database, name)
-        _WRITES.note([key])
+        (self._events if here else _WRITES).note([key])
         with self._lock:
             for entry_key in [k for k in self._entries if k[1:3] == key]:
                 self._drop(entry_key)
 
-    def clear(self) -> None:
-        _WRITES.note(None)
+    def invalidate_database(self, database: str) -> None:
+        """Forget what this cache keeps about every table of ``database`` (an event said it
+        was dropped or altered)."""
+        name = _CATALOG_PREFIX.sub("", database).lower()
+        self._events.note_database(name)
+        with self._lock:
+            for entry_key in [k for k in self._entries if k[1] == name]:
+                self._drop(entry_key)
+
+    def clear(self, here: bool = False) -> None:
+        """Forget everything, and what fetches under way would keep: in every cache's view
+        of the process's writes, or with ``here`` in this one's."""
+        (self._events if here else _WRITES).note(None)
         with self._lock:
             self._entries.clear()
             self._partitions = 0
 
+    def _stamp(self, table: TableKey) -> tuple[int, ...]:
+        return (*_WRITES.stamp(table), *self._events.stamp(table))
+
     def _get(self, key: tuple[str, ...], fetch: Callable[[], V],
-             size: Callable[[V], int]) -> Cached[V]:
-        if not self.enabled:
+             size: Callable[[V], int], sync: bool = False) -> Cached[V]:
+        followed = self.followed
+        if not followed and self.ttl <= 0:
             return Cached(fetch(), None)
+        if followed and sync and self.catch_up:
+            assert self.follower is not None
+            self.follower.catch_up()
         table = (key[1], key[2])
-        stamp = _WRITES.stamp(table)
+        stamp = self._stamp(table)
         now = self._clock()
         with self._lock:
             entry = self._entries.get(key)
             if entry is not None:
                 age = now - entry.stored
-                if entry.stamp == stamp and age < self.ttl:
+                if entry.stamp == stamp and (age < self.ttl or (followed and self.ttl <= 0)):
                     self._entries.move_to_end(key)
                     return Cached(entry.value, age)
                 self._drop(key)
         value = fetch()  # outside the lock: other tables' queries go on meanwhile
         items = size(value)
-        if items <= MAX_LIST and _WRITES.stamp(table) == stamp:  # no write while fetching
+        limit = MAX_PARTITIONS_FOLLOWED if followed else MAX_PARTITIONS
+        if (items <= (limit if followed else MAX_LIST)
+                and self._stamp(table) == stamp):  # no write, no event while fetching
             with self._lock:
                 if key in self._entries:
                     self._drop(key)
                 self._entries[key] = _Entry(value, now, stamp, items)
                 self._partitions += items
                 while self._entries and (len(self._entries) > MAX_ENTRIES
-                                         or self._partitions > MAX_PARTITIONS):
+                                         or self._partitions > limit):
                     self._drop(next(iter(self._entries)))
         return Cached(value, None)
 

@@ -36,7 +36,7 @@ from hmscatalog.metastore.connection import (
     DEFAULT_TIMEOUT_S,
 )
 from hmscatalog.metastore.dialect import Dialect
-from hmscatalog.metastore.model import Table
+from hmscatalog.metastore.model import Event, Table
 from hmscatalog.metastore.pool import DEFAULT_POOL_SIZE, MetastorePool
 from hmscatalog.metastore.sasl import Kerberos
 from hmscatalog.metastore.tls import Tls
@@ -273,3 +273,20 @@ class MetastoreCalls:
         """A configuration value of the metastore server."""
         with self._errors():
             return str(self._call("get_config_value", name, default))
+
+    # -- the notification log ----------------------------------------------------------------
+
+    def current_event_id(self) -> int:
+        """The id of the newest event in the metastore's notification log (0: none yet)."""
+        with self._errors():
+            return int(self._call("get_current_notificationEventId").eventId)
+
+    def next_events(self, last: int, limit: int = 1000) -> list[Event]:
+        """The log's events after id ``last``, oldest first, at most ``limit`` of them."""
+        with self._errors():
+            found = self._call("get_next_notification",
+                               t.NotificationEventRequest(last, limit)).events or []
+        return [Event(e.eventId, e.eventTime, e.eventType,
+                      e.dbName.lower() if e.dbName else None,
+                      e.tableName.lower() if e.tableName else None,
+                      e.message or "", e.messageFormat) for e in found]

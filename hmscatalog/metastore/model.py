@@ -238,3 +238,23 @@ class Partition:
     def name(self, spec: PartitionSpec) -> str:
         """The partition's name, ``k1=v1/k2=v2``, escaped as Hive does."""
         return make_part_name(spec.names, list(self.values))
+
+
+@dataclass(frozen=True)
+class Event:
+    """One entry of the metastore's notification log (``NotificationEvent``): a committed
+    change, in order of ``id``.
+
+    Attributes:
+        type: Hive's event type (``ADD_PARTITION``, ``ALTER_TABLE``, ``DROP_DATABASE``, ...).
+        database, table: what it changed, when the event names them (lower case).
+        message: the listener's description; its form is named by ``message_format``.
+    """
+
+    id: int
+    time: int
+    type: str
+    database: str | None
+    table: str | None
+    message: str = ""
+    message_format: str | None = None

@@ -26,6 +26,7 @@ import os
 import re
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, replace
@@ -33,8 +34,8 @@ from pathlib import Path
 
 from hmscatalog import jars as jar_cache
 from hmscatalog.errors import ServerError
-from hmscatalog.metastore import launcher, setup
-from hmscatalog.metastore.releases import SERVER_MAIN, release
+from hmscatalog.metastore import launcher, notification_log, setup
+from hmscatalog.metastore.releases import SERVER_MAIN, HiveRelease, release
 from hmscatalog.metastore.sasl import Kerberos
 from hmscatalog.metastore.setup import POSTGRES_JDBC_JARS, backing_db
 from hmscatalog.metastore.tls import Tls
@@ -263,10 +264,15 @@ def start(
                           ) from exc
     tls_settings = setup.tls_settings(str(Path(tls_keystore).resolve()),
                                       tls_keystore_password) if tls_keystore else {}
-    conf = setup.write_conf(hive, data_dir, backing, {**(hadoop_conf or {}), **tls_settings},
+    log_jar = _notification_log(hive, setup.class_path(hive, data_dir, backing, jars))
+    log_settings = notification_log.settings(hive) if log_jar else {}
+    conf = setup.write_conf(hive, data_dir, backing,
+                            {**log_settings, **(hadoop_conf or {}), **tls_settings},
                             (kerberos.service_principal, kerberos_keytab or "")
                             if kerberos else None)
     classpath = setup.class_path(hive, conf, backing, jars, with_s3)
+    if log_jar:
+        classpath = f"{classpath}{os.pathsep}{log_jar}"
     setup.init_schema(hive, data_dir, backing, java, classpath)
     log_path = data_dir / "metastore.log"
     jvm_options = [
@@ -300,6 +306,18 @@ def start(
 
 class _PortTaken(Exception):
     """Another program had the server's port: the server could not bind it."""
+
+
+def _notification_log(hive: HiveRelease, classpath: str) -> Path | None:
+    """The notification log's listener for ``hive`` (built first if need be); ``None``, with a
+    warning, when it cannot be built: the server then runs without a log, and clients keep
+    their metadata caches' TTLs."""
+    try:
+        return notification_log.listener_jar(hive, classpath)
+    except ServerError as exc:
+        print(f"hmscatalog: the metastore runs without a notification log: {exc}",
+              file=sys.stderr, flush=True)
+        return None
 
 
 def _port_taken(port: int, host: str) -> ServerError:

@@ -138,18 +138,21 @@ class Unpartitioned:
         return Selection([], "unpartitioned")
 
 
-def describe(name: str, selection: Selection | None, table_age: float | None = None) -> str:
+def describe(name: str, selection: Selection | None, table_age: float | None = None,
+             cache_state: str | None = None) -> str:
     """What EXPLAIN says about the partitions of the target called ``name``, e.g.
     ``hms db.t partitions=3/42 (metastore filter: dt = "2024-01-05"; client-side filter: no)``;
     ``None``: the selection waits for the query's runtime filters. Answers the metadata cache
-    gave are named with their age (``table_age``: the table's definition).
+    gave are named with their age (``table_age``: the table's definition), and then how the
+    cache is kept (``cache_state``: the notification log's last event applied, or a TTL).
 
     A count still running is waited for here; one that failed shows as ``unknown``.
     """
     cached = [f"{what} {age:.1f} s old" for what, age in
               (("table", table_age), ("partitions", selection and selection.cache_age))
               if age is not None]
-    from_cache = f"metadata cache: {', '.join(cached)}" if cached else ""
+    from_cache = "; ".join(part for part in (f"metadata cache: {', '.join(cached)}",
+                                             cache_state) if part) if cached else ""
     if selection is None:
         note = f"; {from_cache}" if from_cache else ""
         return f"hms {name} partitions=pending (selected when the query runs{note})"

@@ -60,7 +60,7 @@ def test_discovery_table_prunes_while_listing_and_matches_a_path_read(
         theirs = spark.sql(f"SELECT a, b, dt, hr FROM by_path WHERE {where}")
         assert _rows(ours) == _rows(theirs), where
         text = _scan_text(ours)
-        assert f"partitions={figures} (discovered on storage; list calls: {calls})" in text, \
+        assert f"partitions={figures} (discovered on storage; list calls: {calls}" in text, \
             (where, text)
     assert spark.sql(f"SELECT * FROM hms.{db}.events").count() == path_read.count() > 120
     # Partitions registered in the metastore are not consulted for a discovery table.

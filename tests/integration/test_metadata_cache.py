@@ -1,4 +1,4 @@
-"""The metadata cache (``spark.hmscatalog.<catalog>.cache-ttl``), differentially: a cached
+"""The metadata cache by its TTL (``spark.hmscatalog.<catalog>.cache-ttl``, ``events`` off), differentially: a cached
 catalog's answers against the uncached ``hms`` catalog's (the metastore's now), and against
 Spark's built-in catalog on the same metastore, whose writes stand for another engine's (those
 tests are marked ``builtin``: Hive 4 metastores skip them). hms's own writes are seen at once,
@@ -25,12 +25,16 @@ BRIEF_TTL = 1.0
 
 
 def _attach_with_ttl(spark: Any, name: str, ttl: str, uri: str) -> Any:
-    key = f"spark.hmscatalog.{name}.cache-ttl"
-    spark.conf.set(key, ttl)
+    """Catalog ``name`` keeping answers ``ttl``, by the TTL alone: it does not follow the
+    metastore's notification log (tests/integration/test_event_freshness.py does)."""
+    keys = {f"spark.hmscatalog.{name}.cache-ttl": ttl, f"spark.hmscatalog.{name}.events": "off"}
+    for key, value in keys.items():
+        spark.conf.set(key, value)
     try:
         return attach(spark, name=name, uri=uri)
     finally:
-        spark.conf.unset(key)
+        for key in keys:
+            spark.conf.unset(key)
 
 
 @pytest.fixture(scope="module")
@@ -73,7 +77,8 @@ def test_a_second_query_is_answered_from_the_cache_and_explain_says_so(
     assert "metadata cache: table" in first and "partitions" not in first.split("cache:")[1]
     assert "metadata cache: table" in first and "partitions" in _scan(spark, query).split(
         "metadata cache:")[1]
-    assert "metadata cache" not in _scan(spark, f"SELECT * FROM hms.{db}.t WHERE p = 'a'")
+    # ``hms`` follows the metastore's notification log: its cache is on without a TTL.
+    assert "metadata cache: table" in _scan(spark, f"SELECT * FROM hms.{db}.t WHERE p = 'a'")
 
 
 @pytest.mark.parametrize("write", [
@@ -111,7 +116,8 @@ def test_builtin_writes_are_seen_after_refresh(spark: Any, table: str) -> None:
     spark.sql(f"INSERT INTO spark_catalog.{db}.t PARTITION (p='b') VALUES (2)")
     assert _rows(spark, f"SELECT * FROM {KEPT}.{db}.t") == [(1, "a")]
     assert "metadata cache:" in _scan(spark, f"SELECT * FROM {KEPT}.{db}.t")
-    assert _rows(spark, f"SELECT * FROM hms.{db}.t") == [(1, "a"), (2, "b")]  # no cache
+    # Following the log, with catch-up: the write is seen by the next query.
+    assert _rows(spark, f"SELECT * FROM hms.{db}.t") == [(1, "a"), (2, "b")]
     spark.sql(f"REFRESH TABLE {KEPT}.{db}.t")
     assert _same(spark, KEPT, db, "spark_catalog") == [(1, "a"), (2, "b")]
 

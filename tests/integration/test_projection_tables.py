@@ -60,7 +60,7 @@ def test_projected_table_reads_only_computed_partitions(spark: Any, db: str, tmp
     for where, rows, figures in cases:
         df = spark.sql(f"SELECT a FROM hms.{db}.events WHERE {where}")
         assert _rows(df) == rows, where
-        assert f"partitions={figures} (partition projection; no listing)" in _scan_text(df), \
+        assert f"partitions={figures} (partition projection; no listing" in _scan_text(df), \
             where
     assert spark.sql(f"SELECT count(*) FROM hms.{db}.events").collect()[0][0] == 3
 
@@ -163,7 +163,7 @@ def test_projected_path_reads_local_and_s3(spark: Any, tmp_path: Path, moto_s3: 
     point = local.where("hour = '2024-01-01-05'")
     assert [r.a for r in point.collect()] == [5]
     # 2020-01-01 to 2029-12-31: 3,653 days of 24 hours.
-    assert "partitions=1/87672 (partition projection; no listing)" in _scan_text(point)
+    assert "partitions=1/87672 (partition projection; no listing" in _scan_text(point)
     moto_s3.create_bucket("projected-bucket")
     moto_s3.upload_tree("projected-bucket", root, "hourly")
     remote = read_partitioned(spark, "s3://projected-bucket/hourly", projection=settings,

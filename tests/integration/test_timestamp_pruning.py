@@ -88,7 +88,7 @@ def test_timestamp_filters_prune_as_the_builtin_catalog_reads(
     rows, description = _read(spark, query.format(c=f"hms.{by_timestamp}"))
     assert rows == expected
     match = re.search(r"partitions=(\d+)/(\d+) \(metastore filter: none; client-side filter: "
-                      r"yes\)", description)
+                      r"yes[;)]", description)
     assert match is not None, description
     assert (int(match.group(1)), int(match.group(2))) == (len(expected) // ROWS, len(VALUES))
 

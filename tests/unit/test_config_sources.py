@@ -38,7 +38,8 @@ def test_the_sources_and_their_keys() -> None:
         "uri", "timeout", "pool-size", "cache-ttl", "metastore-catalog", "s3.endpoint", "s3.region",
         "s3.access-key-id", "s3.secret-access-key", "s3.session-token",
         "kerberos.principal", "kerberos.client-principal", "kerberos.keytab", "tls.enabled",
-        "tls.ca-file", "redirect.iceberg", "redirect.delta", "redirect.hudi", "redirect.paimon")}
+        "tls.ca-file", "redirect.iceberg", "redirect.delta", "redirect.hudi", "redirect.paimon",
+            "events", "events.poll-interval", "events.catch-up")}
     assert by_source["hive"] == {"hive.exec.dynamic.partition",
                                  "hive.exec.dynamic.partition.mode",
                                  "hive.exec.max.dynamic.partitions",
@@ -150,7 +151,8 @@ def test_session_conf_lists_the_known_keys_when_none_is_close() -> None:
         config.check_session_conf([("spark.hmscatalog.zzzzzzzzzz", "1")], ["hms"])
     assert str(refused.value) == (
         "Spark conf: unknown setting 'spark.hmscatalog.zzzzzzzzzz'; known: spark.hmscatalog."
-        "[<catalog>.]{uri, timeout, pool-size, cache-ttl, metastore-catalog, s3.endpoint, "
+        "[<catalog>.]{uri, timeout, pool-size, cache-ttl, events, events.poll-interval, "
+        "events.catch-up, metastore-catalog, s3.endpoint, "
         "s3.region, s3.access-key-id, s3.secret-access-key, s3.session-token, kerberos.principal, "
         "kerberos.client-principal, kerberos.keytab, tls.enabled, tls.ca-file, redirect.iceberg, "
         "redirect.delta, redirect.hudi, redirect.paimon}")

@@ -165,7 +165,9 @@ class HmsScanBuilder(JavaProxy):
         read_columns = {name.lower() for name in self._jvm.string_items(
             self._required.fieldNames())}
         columns = [c.name for c in target.partition_keys if c.name.lower() in read_columns]
-        named = partial(describe, target.qualified_name, table_age=target.cache_age)
+        named = partial(describe, target.qualified_name, table_age=target.cache_age,
+                        cache_state=self._context.cache.state()
+                        if target.table is not None else None)
         report = ScanStatistics(self._jvm, target.qualified_name,
                                 target.properties if target.table is not None else {},
                                 self._schema, self._required, whole=not partition_predicates)

@@ -12,6 +12,7 @@ start.
 
 from __future__ import annotations
 
+import logging
 import warnings
 from typing import Any
 
@@ -19,6 +20,7 @@ from hmscatalog import config
 from hmscatalog.errors import InvalidUri, MetastoreError
 from hmscatalog.metastore.cache import MetadataCache
 from hmscatalog.metastore.client import MetastoreClient
+from hmscatalog.metastore.events import EventFollower
 from hmscatalog.metastore.sasl import Kerberos
 from hmscatalog.metastore.tls import Tls
 from hmscatalog.spark.bridge import plugin
@@ -47,6 +49,7 @@ class _Factory(JavaProxy):
 
 
 _ATTACHED: dict[str, Attached] = {}
+log = logging.getLogger(__name__)
 
 
 def _check_answers(client: MetastoreClient, name: str) -> None:
@@ -61,6 +64,28 @@ def _check_answers(client: MetastoreClient, name: str) -> None:
         client.close()
         where = ", ".join(client.uris)
         raise type(exc)(f"catalog {name}: is a metastore running at {where}? {exc}") from exc
+
+
+def _follow(client: MetastoreClient, cache: MetadataCache, get: config.Getter,
+            name: str) -> EventFollower | None:
+    """The follower of the metastore's notification log that keeps ``cache`` current, unless
+    the catalog's ``events`` is ``off`` or the metastore does not answer for its log (then the
+    cache keeps its TTL, and the log says why)."""
+    if config.catalog_setting(get, name, config.EVENTS, str) == "off":
+        return None
+    follower = EventFollower(client, cache,
+                             config.catalog_setting(get, name, config.EVENTS_POLL_INTERVAL,
+                                                    float))
+    try:
+        follower.start()
+    except MetastoreError as exc:
+        log.warning("catalog %s does not follow the metastore's notification log (its "
+                    "metadata cache keeps cache-ttl): %s", name, str(exc).splitlines()[0])
+        return None
+    if not follower.current:
+        log.info("catalog %s: the metastore's notification log is empty; its metadata cache "
+                 "keeps cache-ttl until the log has an event", name)
+    return follower
 
 
 def security(get: config.Getter, name: str) -> tuple[Kerberos | None, Tls | None]:
@@ -131,9 +156,16 @@ def attach(spark: Any, name: str = "hms", uri: str | None = None,
     jvm = proxy_jvm(spark)
     plugin.load(jvm.gateway.jvm)
     registry = jvm.cls(plugin.REGISTRY_CLASS)
-    cache = MetadataCache(config.catalog_setting(get, name, config.CACHE_TTL, float))
+    cache = MetadataCache(config.catalog_setting(get, name, config.CACHE_TTL, float),
+                          catch_up=config.catalog_setting(get, name, config.EVENTS_CATCH_UP,
+                                                          bool))
+    follower = _follow(client, cache, get, name) if check else None
     redirects = check_targets(get, name, config.catalog_redirects(get, name))
-    attached = Attached(name, client, storage_options(spark, name), jvm, cache, redirects)
+    attached = Attached(name, client, storage_options(spark, name), jvm, cache, redirects,
+                        follower)
+    replaced = _ATTACHED.get(name)
+    if replaced is not None and replaced.follower is not None:
+        replaced.follower.stop()
     _ATTACHED[name] = attached
     registry.register(name, _Factory(attached))
     registry.setHooks(SessionHooks(jvm, _ATTACHED))  # this driver JVM's, even after a restart

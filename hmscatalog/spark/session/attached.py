@@ -9,6 +9,7 @@ from typing import Any
 
 from hmscatalog.metastore.cache import MetadataCache
 from hmscatalog.metastore.client import MetastoreClient
+from hmscatalog.metastore.events import EventFollower
 from hmscatalog.metastore.kinds import Kind
 from hmscatalog.spark.bridge.jvm import Jvm
 from hmscatalog.spark.catalog import HmsCatalog
@@ -26,6 +27,7 @@ class Attached:
     cache: MetadataCache  # the metastore answers its sessions' queries reuse
     # The Spark catalog taking the metastore's tables of each lakehouse format.
     redirects: dict[Kind, str] = field(default_factory=dict)
+    follower: EventFollower | None = None  # keeps ``cache`` current from the event log
     # Each session's catalog, by the session's identity hash (SparkSession keeps Object's):
     # one py4j call finds a session's entry among thousands, and ``equals`` confirms it.
     sessions: dict[int, list[tuple[Any, HmsCatalog]]] = field(default_factory=dict)

@@ -3082,6 +3082,345 @@ class DropPartitionsRequest(object):
         return not (self == other)
 
 
+class NotificationEventRequest(object):
+    """
+    Attributes:
+     - lastEvent
+     - maxEvents
+
+    """
+
+
+    def __init__(self, lastEvent=None, maxEvents=None,):
+        self.lastEvent = lastEvent
+        self.maxEvents = maxEvents
+
+    def read(self, iprot):
+        if iprot._fast_decode is not None and isinstance(iprot.trans, TTransport.CReadableTransport) and self.thrift_spec is not None:
+            iprot._fast_decode(self, iprot, [self.__class__, self.thrift_spec])
+            return
+        iprot.readStructBegin()
+        while True:
+            (fname, ftype, fid) = iprot.readFieldBegin()
+            if ftype == TType.STOP:
+                break
+            if fid == 1:
+                if ftype == TType.I64:
+                    self.lastEvent = iprot.readI64()
+                else:
+                    iprot.skip(ftype)
+            elif fid == 2:
+                if ftype == TType.I32:
+                    self.maxEvents = iprot.readI32()
+                else:
+                    iprot.skip(ftype)
+            else:
+                iprot.skip(ftype)
+            iprot.readFieldEnd()
+        iprot.readStructEnd()
+
+    def write(self, oprot):
+        if oprot._fast_encode is not None and self.thrift_spec is not None:
+            oprot.trans.write(oprot._fast_encode(self, [self.__class__, self.thrift_spec]))
+            return
+        oprot.writeStructBegin('NotificationEventRequest')
+        if self.lastEvent is not None:
+            oprot.writeFieldBegin('lastEvent', TType.I64, 1)
+            oprot.writeI64(self.lastEvent)
+            oprot.writeFieldEnd()
+        if self.maxEvents is not None:
+            oprot.writeFieldBegin('maxEvents', TType.I32, 2)
+            oprot.writeI32(self.maxEvents)
+            oprot.writeFieldEnd()
+        oprot.writeFieldStop()
+        oprot.writeStructEnd()
+
+    def validate(self):
+        if self.lastEvent is None:
+            raise TProtocolException(message='Required field lastEvent is unset!')
+        return
+
+    def __repr__(self):
+        L = ['%s=%r' % (key, value)
+             for key, value in self.__dict__.items()]
+        return '%s(%s)' % (self.__class__.__name__, ', '.join(L))
+
+    def __eq__(self, other):
+        return isinstance(other, self.__class__) and self.__dict__ == other.__dict__
+
+    def __ne__(self, other):
+        return not (self == other)
+
+
+class NotificationEvent(object):
+    """
+    Attributes:
+     - eventId
+     - eventTime
+     - eventType
+     - dbName
+     - tableName
+     - message
+     - messageFormat
+     - catName
+
+    """
+
+
+    def __init__(self, eventId=None, eventTime=None, eventType=None, dbName=None, tableName=None, message=None, messageFormat=None, catName=None,):
+        self.eventId = eventId
+        self.eventTime = eventTime
+        self.eventType = eventType
+        self.dbName = dbName
+        self.tableName = tableName
+        self.message = message
+        self.messageFormat = messageFormat
+        self.catName = catName
+
+    def read(self, iprot):
+        if iprot._fast_decode is not None and isinstance(iprot.trans, TTransport.CReadableTransport) and self.thrift_spec is not None:
+            iprot._fast_decode(self, iprot, [self.__class__, self.thrift_spec])
+            return
+        iprot.readStructBegin()
+        while True:
+            (fname, ftype, fid) = iprot.readFieldBegin()
+            if ftype == TType.STOP:
+                break
+            if fid == 1:
+                if ftype == TType.I64:
+                    self.eventId = iprot.readI64()
+                else:
+                    iprot.skip(ftype)
+            elif fid == 2:
+                if ftype == TType.I32:
+                    self.eventTime = iprot.readI32()
+                else:
+                    iprot.skip(ftype)
+            elif fid == 3:
+                if ftype == TType.STRING:
+                    self.eventType = iprot.readString().decode('utf-8', errors='replace') if sys.version_info[0] == 2 else iprot.readString()
+                else:
+                    iprot.skip(ftype)
+            elif fid == 4:
+                if ftype == TType.STRING:
+                    self.dbName = iprot.readString().decode('utf-8', errors='replace') if sys.version_info[0] == 2 else iprot.readString()
+                else:
+                    iprot.skip(ftype)
+            elif fid == 5:
+                if ftype == TType.STRING:
+                    self.tableName = iprot.readString().decode('utf-8', errors='replace') if sys.version_info[0] == 2 else iprot.readString()
+                else:
+                    iprot.skip(ftype)
+            elif fid == 6:
+                if ftype == TType.STRING:
+                    self.message = iprot.readString().decode('utf-8', errors='replace') if sys.version_info[0] == 2 else iprot.readString()
+                else:
+                    iprot.skip(ftype)
+            elif fid == 7:
+                if ftype == TType.STRING:
+                    self.messageFormat = iprot.readString().decode('utf-8', errors='replace') if sys.version_info[0] == 2 else iprot.readString()
+                else:
+                    iprot.skip(ftype)
+            elif fid == 8:
+                if ftype == TType.STRING:
+                    self.catName = iprot.readString().decode('utf-8', errors='replace') if sys.version_info[0] == 2 else iprot.readString()
+                else:
+                    iprot.skip(ftype)
+            else:
+                iprot.skip(ftype)
+            iprot.readFieldEnd()
+        iprot.readStructEnd()
+
+    def write(self, oprot):
+        if oprot._fast_encode is not None and self.thrift_spec is not None:
+            oprot.trans.write(oprot._fast_encode(self, [self.__class__, self.thrift_spec]))
+            return
+        oprot.writeStructBegin('NotificationEvent')
+        if self.eventId is not None:
+            oprot.writeFieldBegin('eventId', TType.I64, 1)
+            oprot.writeI64(self.eventId)
+            oprot.writeFieldEnd()
+        if self.eventTime is not None:
+            oprot.writeFieldBegin('eventTime', TType.I32, 2)
+            oprot.writeI32(self.eventTime)
+            oprot.writeFieldEnd()
+        if self.eventType is not None:
+            oprot.writeFieldBegin('eventType', TType.STRING, 3)
+            oprot.writeString(self.eventType.encode('utf-8') if sys.version_info[0] == 2 else self.eventType)
+            oprot.writeFieldEnd()
+        if self.dbName is not None:
+            oprot.writeFieldBegin('dbName', TType.STRING, 4)
+            oprot.writeString(self.dbName.encode('utf-8') if sys.version_info[0] == 2 else self.dbName)
+            oprot.writeFieldEnd()
+        if self.tableName is not None:
+            oprot.writeFieldBegin('tableName', TType.STRING, 5)
+            oprot.writeString(self.tableName.encode('utf-8') if sys.version_info[0] == 2 else self.tableName)
+            oprot.writeFieldEnd()
+        if self.message is not None:
+            oprot.writeFieldBegin('message', TType.STRING, 6)
+            oprot.writeString(self.message.encode('utf-8') if sys.version_info[0] == 2 else self.message)
+            oprot.writeFieldEnd()
+        if self.messageFormat is not None:
+            oprot.writeFieldBegin('messageFormat', TType.STRING, 7)
+            oprot.writeString(self.messageFormat.encode('utf-8') if sys.version_info[0] == 2 else self.messageFormat)
+            oprot.writeFieldEnd()
+        if self.catName is not None:
+            oprot.writeFieldBegin('catName', TType.STRING, 8)
+            oprot.writeString(self.catName.encode('utf-8') if sys.version_info[0] == 2 else self.catName)
+            oprot.writeFieldEnd()
+        oprot.writeFieldStop()
+        oprot.writeStructEnd()
+
+    def validate(self):
+        if self.eventId is None:
+            raise TProtocolException(message='Required field eventId is unset!')
+        if self.eventTime is None:
+            raise TProtocolException(message='Required field eventTime is unset!')
+        if self.eventType is None:
+            raise TProtocolException(message='Required field eventType is unset!')
+        if self.message is None:
+            raise TProtocolException(message='Required field message is unset!')
+        return
+
+    def __repr__(self):
+        L = ['%s=%r' % (key, value)
+             for key, value in self.__dict__.items()]
+        return '%s(%s)' % (self.__class__.__name__, ', '.join(L))
+
+    def __eq__(self, other):
+        return isinstance(other, self.__class__) and self.__dict__ == other.__dict__
+
+    def __ne__(self, other):
+        return not (self == other)
+
+
+class NotificationEventResponse(object):
+    """
+    Attributes:
+     - events
+
+    """
+
+
+    def __init__(self, events=None,):
+        self.events = events
+
+    def read(self, iprot):
+        if iprot._fast_decode is not None and isinstance(iprot.trans, TTransport.CReadableTransport) and self.thrift_spec is not None:
+            iprot._fast_decode(self, iprot, [self.__class__, self.thrift_spec])
+            return
+        iprot.readStructBegin()
+        while True:
+            (fname, ftype, fid) = iprot.readFieldBegin()
+            if ftype == TType.STOP:
+                break
+            if fid == 1:
+                if ftype == TType.LIST:
+                    self.events = []
+                    (_etype261, _size258) = iprot.readListBegin()
+                    for _i262 in range(_size258):
+                        _elem263 = NotificationEvent()
+                        _elem263.read(iprot)
+                        self.events.append(_elem263)
+                    iprot.readListEnd()
+                else:
+                    iprot.skip(ftype)
+            else:
+                iprot.skip(ftype)
+            iprot.readFieldEnd()
+        iprot.readStructEnd()
+
+    def write(self, oprot):
+        if oprot._fast_encode is not None and self.thrift_spec is not None:
+            oprot.trans.write(oprot._fast_encode(self, [self.__class__, self.thrift_spec]))
+            return
+        oprot.writeStructBegin('NotificationEventResponse')
+        if self.events is not None:
+            oprot.writeFieldBegin('events', TType.LIST, 1)
+            oprot.writeListBegin(TType.STRUCT, len(self.events))
+            for iter264 in self.events:
+                iter264.write(oprot)
+            oprot.writeListEnd()
+            oprot.writeFieldEnd()
+        oprot.writeFieldStop()
+        oprot.writeStructEnd()
+
+    def validate(self):
+        if self.events is None:
+            raise TProtocolException(message='Required field events is unset!')
+        return
+
+    def __repr__(self):
+        L = ['%s=%r' % (key, value)
+             for key, value in self.__dict__.items()]
+        return '%s(%s)' % (self.__class__.__name__, ', '.join(L))
+
+    def __eq__(self, other):
+        return isinstance(other, self.__class__) and self.__dict__ == other.__dict__
+
+    def __ne__(self, other):
+        return not (self == other)
+
+
+class CurrentNotificationEventId(object):
+    """
+    Attributes:
+     - eventId
+
+    """
+
+
+    def __init__(self, eventId=None,):
+        self.eventId = eventId
+
+    def read(self, iprot):
+        if iprot._fast_decode is not None and isinstance(iprot.trans, TTransport.CReadableTransport) and self.thrift_spec is not None:
+            iprot._fast_decode(self, iprot, [self.__class__, self.thrift_spec])
+            return
+        iprot.readStructBegin()
+        while True:
+            (fname, ftype, fid) = iprot.readFieldBegin()
+            if ftype == TType.STOP:
+                break
+            if fid == 1:
+                if ftype == TType.I64:
+                    self.eventId = iprot.readI64()
+                else:
+                    iprot.skip(ftype)
+            else:
+                iprot.skip(ftype)
+            iprot.readFieldEnd()
+        iprot.readStructEnd()
+
+    def write(self, oprot):
+        if oprot._fast_encode is not None and self.thrift_spec is not None:
+            oprot.trans.write(oprot._fast_encode(self, [self.__class__, self.thrift_spec]))
+            return
+        oprot.writeStructBegin('CurrentNotificationEventId')
+        if self.eventId is not None:
+            oprot.writeFieldBegin('eventId', TType.I64, 1)
+            oprot.writeI64(self.eventId)
+            oprot.writeFieldEnd()
+        oprot.writeFieldStop()
+        oprot.writeStructEnd()
+
+    def validate(self):
+        if self.eventId is None:
+            raise TProtocolException(message='Required field eventId is unset!')
+        return
+
+    def __repr__(self):
+        L = ['%s=%r' % (key, value)
+             for key, value in self.__dict__.items()]
+        return '%s(%s)' % (self.__class__.__name__, ', '.join(L))
+
+    def __eq__(self, other):
+        return isinstance(other, self.__class__) and self.__dict__ == other.__dict__
+
+    def __ne__(self, other):
+        return not (self == other)
+
+
 class MetaException(TException):
     """
     Attributes:
@@ -4058,6 +4397,34 @@ DropPartitionsRequest.thrift_spec = (
     (7, TType.STRUCT, 'environmentContext', [EnvironmentContext, None], None, ),  # 7
     (8, TType.BOOL, 'needResult', None, True, ),  # 8
     (9, TType.STRING, 'catName', 'UTF8', None, ),  # 9
+)
+all_structs.append(NotificationEventRequest)
+NotificationEventRequest.thrift_spec = (
+    None,  # 0
+    (1, TType.I64, 'lastEvent', None, None, ),  # 1
+    (2, TType.I32, 'maxEvents', None, None, ),  # 2
+)
+all_structs.append(NotificationEvent)
+NotificationEvent.thrift_spec = (
+    None,  # 0
+    (1, TType.I64, 'eventId', None, None, ),  # 1
+    (2, TType.I32, 'eventTime', None, None, ),  # 2
+    (3, TType.STRING, 'eventType', 'UTF8', None, ),  # 3
+    (4, TType.STRING, 'dbName', 'UTF8', None, ),  # 4
+    (5, TType.STRING, 'tableName', 'UTF8', None, ),  # 5
+    (6, TType.STRING, 'message', 'UTF8', None, ),  # 6
+    (7, TType.STRING, 'messageFormat', 'UTF8', None, ),  # 7
+    (8, TType.STRING, 'catName', 'UTF8', None, ),  # 8
+)
+all_structs.append(NotificationEventResponse)
+NotificationEventResponse.thrift_spec = (
+    None,  # 0
+    (1, TType.LIST, 'events', (TType.STRUCT, [NotificationEvent, None], False), None, ),  # 1
+)
+all_structs.append(CurrentNotificationEventId)
+CurrentNotificationEventId.thrift_spec = (
+    None,  # 0
+    (1, TType.I64, 'eventId', None, None, ),  # 1
 )
 all_structs.append(MetaException)
 MetaException.thrift_spec = (

@@ -1,0 +1,195 @@
+"""Following a metastore's notification log, so that a catalog's metadata cache stays on and is
+never stale for longer than one poll.
+
+A metastore with a notification listener (Hive's ``DbNotificationListener``, or the embedded
+server's own, :mod:`hmscatalog.metastore.notification_log`) records every committed change as an
+event with consecutive ids. :class:`EventFollower` polls ``get_next_notification`` from the last
+id it applied and invalidates, in the :class:`~hmscatalog.metastore.cache.MetadataCache`, exactly
+what each event names:
+
+- an event naming a table (``ADD_PARTITION``, ``ALTER_TABLE``, ``INSERT``, ...): that table;
+- an event naming only a database (``DROP_DATABASE``, ``ALTER_DATABASE``): its tables;
+- events that change no table or partition (transactions, functions, ``CREATE_DATABASE``):
+  nothing;
+- anything else (an event type it does not know, naming no table), a gap in the ids (events
+  expired before they were read, ``hive.metastore.event.db.listener.timetolive``) or ids that
+  went back (another metastore database): the whole cache.
+
+It follows only once the log has an event (id above 0): a metastore without a listener
+answers 0 for ever, and its cache keeps its TTL behaviour. While polls fail, the cache answers
+nothing from before (:attr:`EventFollower.current`) until a poll succeeds again.
+
+``catch_up`` is what a query calls first when the catalog's ``events.catch-up`` is on (as
+Impala's ``SYNC_HMS_EVENTS_WAIT_TIME_S``): it reads the log's newest id and applies every event up
+to it, so a change any engine committed before the query began is seen by it.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from hmscatalog.errors import HmsCatalogError
+from hmscatalog.metastore.cache import MetadataCache
+from hmscatalog.metastore.client import MetastoreClient
+from hmscatalog.metastore.model import Event
+
+log = logging.getLogger(__name__)
+
+BATCH = 1000  # events per get_next_notification
+# Events that change no table's metadata.
+NO_TABLE = frozenset({
+    "CREATE_DATABASE", "CREATE_FUNCTION", "DROP_FUNCTION", "OPEN_TXN", "COMMIT_TXN",
+    "ABORT_TXN", "ALLOC_WRITE_ID", "CREATE_CATALOG", "ALTER_CATALOG", "DROP_CATALOG",
+    "CREATE_DATACONNECTOR", "ALTER_DATACONNECTOR", "DROP_DATACONNECTOR", "RELOAD",
+    "CREATE_ISCHEMA", "ALTER_ISCHEMA", "DROP_ISCHEMA", "ADD_SCHEMA_VERSION",
+    "ALTER_SCHEMA_VERSION", "DROP_SCHEMA_VERSION",
+})
+DATABASE = frozenset({"DROP_DATABASE", "ALTER_DATABASE"})
+
+
+@dataclass(frozen=True)
+class FollowerState:
+    """What EXPLAIN says of a catalog's cache: the last event id applied, how long ago the
+    last poll succeeded, and whether the cache is answering from the log."""
+
+    applied: int
+    since_poll: float | None
+    current: bool
+    failure: str | None = None
+
+    def describe(self) -> str:
+        if self.failure is not None and not self.current:
+            return f"events: not following ({self.failure})"
+        if not self.current:
+            return "events: the log is empty (cache by TTL)"
+        lag = "" if self.since_poll is None else f", polled {self.since_poll:.1f} s ago"
+        return f"events: applied #{self.applied}{lag}"
+
+
+class EventFollower:
+    """Applies a metastore's notification log to ``cache``, in a thread, every ``interval``
+    seconds; a stopped follower (or one that never started) leaves the cache to its TTL.
+
+    Args:
+        client: the catalog's metastore client (its pool serves the polls).
+        cache: what the events invalidate.
+        interval: seconds between polls.
+        stale_after: how long after the last successful poll the cache still answers.
+    """
+
+    def __init__(self, client: MetastoreClient, cache: MetadataCache, interval: float = 1.0,
+                 stale_after: float | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self._client = client
+        self._cache = cache
+        self.interval = interval
+        self.stale_after = stale_after if stale_after is not None else max(10.0, 5 * interval)
+        self._clock = clock
+        self._lock = threading.Lock()  # one poll at a time
+        self._applied = 0
+        self._polled: float | None = None
+        self._failure: str | None = None
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._caught_up_from = 0.0  # when the newest catch-up began
+
+    # -- the log ---------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Begin at the log's newest event: what the cache holds is fetched after it.
+
+        Raises:
+            MetastoreError: the metastore does not answer for its log (no such call, or
+                ``hive.metastore.event.db.notification.api.auth`` refuses this user).
+        """
+        self._applied = self._client.current_event_id()
+        self._polled = self._clock()
+        self._cache.follow(self)
+        self._thread = threading.Thread(target=self._run, name="hms-events", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._cache.follow(None)
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval):
+            try:
+                self.poll()
+            except Exception:
+                log.debug("polling the notification log failed", exc_info=True)
+
+    def poll(self, until: int | None = None) -> int:
+        """Apply the events after the last one applied (up to ``until``, or all); how many."""
+        with self._lock:
+            applied = 0
+            try:
+                while True:
+                    events = self._client.next_events(self._applied, BATCH)
+                    if not events:
+                        if until is not None and until < self._applied:
+                            self._restart("the log's ids went back", until)
+                        break
+                    if events[0].id != self._applied + 1 and self._applied:
+                        self._restart(f"events {self._applied + 1}..{events[0].id - 1} "
+                                      "expired before they were read", events[-1].id)
+                    else:
+                        for event in events:
+                            self._apply(event)
+                        self._applied = events[-1].id
+                    applied += len(events)
+                    if len(events) < BATCH or (until is not None and self._applied >= until):
+                        break
+            except HmsCatalogError as exc:
+                self._failure = str(exc).splitlines()[0][:200]
+                raise
+            self._polled = self._clock()
+            self._failure = None
+            return applied
+
+    def catch_up(self) -> None:
+        """Apply every event the log has now (a change committed before this call is seen
+        after it); a catch-up that began after this call satisfies it too."""
+        asked = self._clock()
+        if self._caught_up_from > asked:
+            return
+        began = self._clock()
+        newest = self._client.current_event_id()
+        if newest != self._applied:
+            self.poll(until=newest)
+        self._caught_up_from = max(self._caught_up_from, began)
+
+    def _restart(self, why: str, at: int) -> None:
+        log.info("metadata cache cleared: %s", why)
+        self._cache.clear(here=True)
+        self._applied = at
+
+    def _apply(self, event: Event) -> None:
+        if event.table and event.database:
+            self._cache.invalidate(event.database, event.table, here=True)
+        elif event.type in DATABASE and event.database:
+            self._cache.invalidate_database(event.database)
+        elif event.type not in NO_TABLE:
+            self._cache.clear(here=True)
+
+    # -- what the cache asks ---------------------------------------------------------------
+
+    @property
+    def current(self) -> bool:
+        """Whether the cache may answer from the log: it has events, and the last poll is
+        recent."""
+        polled = self._polled
+        return (self._applied > 0 and polled is not None
+                and self._clock() - polled <= self.stale_after)
+
+    def describe(self) -> str:
+        return self.state().describe()
+
+    def state(self) -> FollowerState:
+        polled = self._polled
+        return FollowerState(self._applied, None if polled is None else self._clock() - polled,
+                             self.current, self._failure)

@@ -1,0 +1,178 @@
+"""The notification-log follower's rules, against a log kept in a list (the metastore's own log
+is exercised in tests/integration/test_event_freshness.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from hmscatalog.errors import MetastoreError
+from hmscatalog.metastore.cache import MetadataCache
+from hmscatalog.metastore.events import EventFollower
+from hmscatalog.metastore.model import Event
+
+
+class Log:
+    """A notification log: ``events`` in id order, or a failure to raise."""
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+        self.failing = False
+        self.calls = 0
+
+    def add(self, type: str, database: str | None = "db", table: str | None = "t",
+            id: int | None = None) -> None:
+        self.events.append(Event(id or self.current_event_id() + 1, 0, type, database, table))
+
+    def current_event_id(self) -> int:
+        self.calls += 1
+        if self.failing:
+            raise MetastoreError("metastore down")
+        return self.events[-1].id if self.events else 0
+
+    def next_events(self, last: int, limit: int = 1000) -> list[Event]:
+        self.calls += 1
+        if self.failing:
+            raise MetastoreError("metastore down")
+        return [e for e in self.events if e.id > last][:limit]
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def log() -> Log:
+    found = Log()
+    found.add("CREATE_TABLE")
+    return found
+
+
+def _follow(log: Log, catch_up: bool = False, clock: Any = None) -> tuple[MetadataCache,
+                                                                         EventFollower]:
+    clock = clock or Clock()
+    cache = MetadataCache(0, clock=clock, catch_up=catch_up)
+    follower = EventFollower(log, cache, interval=3600, clock=clock)  # type: ignore[arg-type]
+    follower.start()
+    return cache, follower
+
+
+def _holds(cache: MetadataCache, database: str, table: str) -> bool:
+    fetched = []
+    cache.count(database, table, lambda: fetched.append(1) or 1)
+    return not fetched
+
+
+def _fill(cache: MetadataCache, *tables: tuple[str, str]) -> None:
+    for database, table in tables:
+        assert not cache.count(database, table, lambda: 1).hit
+
+
+def test_a_log_with_events_turns_the_cache_on_without_a_ttl(log: Log) -> None:
+    cache, follower = _follow(log)
+    assert follower.current and cache.enabled
+    _fill(cache, ("db", "t"))
+    assert _holds(cache, "db", "t")
+    follower.stop()
+
+
+def test_an_empty_log_leaves_the_cache_to_its_ttl() -> None:
+    cache, follower = _follow(Log())
+    assert not follower.current and not cache.enabled
+    assert "the log is empty" in follower.describe()
+    follower.stop()
+
+
+@pytest.mark.parametrize("type", ["ADD_PARTITION", "ALTER_TABLE", "INSERT", "DROP_TABLE",
+                                  "SOMETHING_NEW"])
+def test_an_event_naming_a_table_invalidates_that_table_alone(log: Log, type: str) -> None:
+    cache, follower = _follow(log)
+    _fill(cache, ("db", "t"), ("db", "u"))
+    log.add(type, "DB", "T")
+    assert follower.poll() == 1
+    assert not _holds(cache, "db", "t")
+    assert _holds(cache, "db", "u")
+
+
+@pytest.mark.parametrize("type", ["DROP_DATABASE", "ALTER_DATABASE"])
+def test_a_database_event_invalidates_its_tables(log: Log, type: str) -> None:
+    cache, follower = _follow(log)
+    _fill(cache, ("db", "t"), ("db", "u"), ("other", "t"))
+    log.add(type, "db", None)
+    follower.poll()
+    assert not _holds(cache, "db", "t") and not _holds(cache, "db", "u")
+    assert _holds(cache, "other", "t")
+
+
+def test_events_of_no_table_invalidate_nothing_and_unknown_ones_everything(log: Log) -> None:
+    cache, follower = _follow(log)
+    _fill(cache, ("db", "t"))
+    log.add("OPEN_TXN", None, None)
+    log.add("CREATE_DATABASE", "new", None)
+    follower.poll()
+    assert _holds(cache, "db", "t")
+    log.add("SOMETHING_NEW", None, None)
+    follower.poll()
+    assert not _holds(cache, "db", "t")
+
+
+def test_a_gap_in_the_ids_clears_the_cache(log: Log) -> None:
+    cache, follower = _follow(log)
+    _fill(cache, ("db", "t"), ("db", "u"))
+    log.add("ADD_PARTITION", "db", "other", id=5)  # 2..4 expired
+    follower.poll()
+    assert not _holds(cache, "db", "t") and not _holds(cache, "db", "u")  # fetched again
+    log.add("ADD_PARTITION", "db", "other")  # 6: in order again
+    follower.poll()
+    assert _holds(cache, "db", "t")
+
+
+def test_ids_that_go_back_clear_the_cache(log: Log) -> None:
+    cache, follower = _follow(log)
+    _fill(cache, ("db", "t"))
+    log.events = []  # another metastore database behind the same address: its log is empty
+    follower.catch_up()
+    assert not _holds(cache, "db", "t")
+    assert follower.state().applied == 0
+
+
+def test_failed_polls_stop_the_cache_answering_until_one_succeeds(log: Log) -> None:
+    clock = Clock()
+    cache, follower = _follow(log, clock=clock)
+    _fill(cache, ("db", "t"))
+    log.failing = True
+    with pytest.raises(MetastoreError):
+        follower.poll()
+    assert follower.current  # within stale_after of the last good poll
+    clock.now += follower.stale_after + 1
+    assert not follower.current and not cache.enabled
+    assert "not following (metastore down)" in follower.describe()
+    log.failing = False
+    log.add("ADD_PARTITION", "db", "t")
+    follower.poll()
+    assert follower.current
+    assert not _holds(cache, "db", "t")  # the event missed meanwhile was applied
+
+
+def test_catch_up_applies_every_event_before_a_table_is_looked_up(log: Log) -> None:
+    cache, _ = _follow(log, catch_up=True)
+    cache.table("db", "t", lambda: "old")  # type: ignore[arg-type,return-value]
+    assert cache.table("db", "t", lambda: pytest.fail("fetched")).hit
+    log.add("ALTER_TABLE", "db", "t")
+    assert cache.table("db", "t", lambda: "new").value == "new"  # type: ignore[arg-type]
+    calls = log.calls
+    assert cache.table("db", "t", lambda: pytest.fail("fetched")).hit
+    assert log.calls == calls + 1  # one call when nothing is new
+
+
+def test_more_events_than_a_batch_are_applied_in_batches(log: Log) -> None:
+    _, follower = _follow(log)
+    for n in range(2500):
+        log.add("ADD_PARTITION", "db", f"t{n}")
+    assert follower.poll() == 2500
+    assert follower.state().applied == 2501
