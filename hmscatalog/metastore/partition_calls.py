@@ -4,9 +4,16 @@ drop and alter partitions, in the calls each metastore release answers."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from hmscatalog.errors import AlreadyExists, InvalidFilter, InvalidOperation, NoSuchPartition
+from hmscatalog.errors import (
+    AlreadyExists,
+    InvalidFilter,
+    InvalidOperation,
+    MetastoreError,
+    NoSuchPartition,
+)
 from hmscatalog.metastore import convert
 from hmscatalog.metastore._thrift.hive_metastore import ttypes as t
 from hmscatalog.metastore.calls import DEFAULT_CATALOG, MetastoreCalls
@@ -17,6 +24,15 @@ from hmscatalog.storage.opening import created_directories
 
 ADD_BATCH = 1000
 GET_BATCH = 500
+LIST_BATCH = 10_000  # partitions per reply when a whole large table is listed
+
+
+def _refused_for_size(exc: MetastoreError) -> bool:
+    """Whether the metastore refused a request for its size: more partitions than
+    ``metastore.limit.partition.request``, or a reply over a message limit."""
+    text = str(exc).lower()
+    return any(word in text for word in ("limit", "too large", "exceed", "maxmessagesize",
+                                         "frame size"))
 
 
 class PartitionCalls(MetastoreCalls):
@@ -135,9 +151,18 @@ class PartitionCalls(MetastoreCalls):
                                   _max_parts(limit)))
 
     def list_partitions(self, database: str, table: str, limit: int = -1) -> list[Partition]:
+        """The table's partitions (at most ``limit``). A table of more than
+        :data:`LIST_BATCH` is listed by name, then fetched by name in batches of that many,
+        on every connection of the pool at once: no reply holds the whole table (Thrift's
+        message limits, the metastore's heap, ``metastore.limit.partition.request``)."""
+        wanted = LIST_BATCH + 1 if limit < 0 or limit > LIST_BATCH else limit
         with self._errors(missing=self._missing_table(database, table), database=database):
-            parts = self._call("get_partitions", self._db(database), table, _max_parts(limit))
-        return convert.partitions_from_thrift(parts)
+            parts = self._call("get_partitions", self._db(database), table, wanted)
+        if len(parts) <= LIST_BATCH:
+            return convert.partitions_from_thrift(parts)
+        names = self.list_partition_names(database, table, limit)
+        return self.get_partitions_by_names(database, table, names, LIST_BATCH,
+                                            parallel=True)
 
     def get_partition(self, database: str, table: str, values: Sequence[str]) -> Partition:
         """One partition by its value strings."""
@@ -152,12 +177,25 @@ class PartitionCalls(MetastoreCalls):
             )
 
     def get_partitions_by_names(
-        self, database: str, table: str, names: Sequence[str], batch_size: int = GET_BATCH
+        self, database: str, table: str, names: Sequence[str], batch_size: int = GET_BATCH,
+        parallel: bool = False,
     ) -> list[Partition]:
-        """Partitions by name, fetched in batches; names that do not exist are left out."""
-        result: list[Partition] = []
-        for start in range(0, len(names), batch_size):
-            chunk = list(names[start:start + batch_size])
+        """Partitions by name, fetched in batches (with ``parallel``, as many at once as the
+        pool has connections); names that do not exist are left out. A batch the metastore
+        refuses (a request limit, a reply too large) is fetched again as two halves."""
+        batches = [list(names[start:start + batch_size])
+                   for start in range(0, len(names), batch_size)]
+        if not parallel or len(batches) < 2:
+            return [part for chunk in batches
+                    for part in self._by_names(database, table, chunk)]
+        workers = min(self._connection.size, len(batches))
+        with ThreadPoolExecutor(workers, thread_name_prefix="hms-by-names") as pool:
+            found = list(pool.map(lambda chunk: self._by_names(database, table, chunk),
+                                  batches))
+        return [part for chunk in found for part in chunk]
+
+    def _by_names(self, database: str, table: str, chunk: list[str]) -> list[Partition]:
+        try:
             with self._errors(missing=self._missing_table(database, table), database=database):
                 if self._dialect().requests:
                     request = t.GetPartitionsByNamesRequest(
@@ -166,8 +204,13 @@ class PartitionCalls(MetastoreCalls):
                 else:
                     parts = self._call("get_partitions_by_names", self._db(database), table,
                                        chunk)
-            result.extend(convert.partitions_from_thrift(parts))
-        return result
+        except MetastoreError as exc:
+            if len(chunk) < 2 or not _refused_for_size(exc):
+                raise
+            half = len(chunk) // 2
+            return (self._by_names(database, table, chunk[:half])
+                    + self._by_names(database, table, chunk[half:]))
+        return convert.partitions_from_thrift(parts)
 
     def _invalid_filter(
         self, database: str, table: str, text: str

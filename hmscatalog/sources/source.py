@@ -79,7 +79,7 @@ class ReadTarget:
         return PartitionSpec.of(*[(c.name, c.type) for c in self.partition_keys])
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SelectedPartition:
     """A selected partition: its value strings as the metastore stores them (NULL as
     ``__HIVE_DEFAULT_PARTITION__``) and where its files are (``None`` only for a registered

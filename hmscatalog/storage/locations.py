@@ -13,15 +13,21 @@ from pathlib import Path
 def local_path(location: str | None) -> Path | None:
     """The local path of a ``file:`` location (``file:/x``, ``file:///x``, ``file://localhost/x``),
     or ``None`` for any other file system or host."""
+    path = local_path_text(location)
+    return None if path is None else Path(path)
+
+
+def local_path_text(location: str | None) -> str | None:
+    """:func:`local_path` as a string (no ``Path`` made: a query checks thousands)."""
     if not location or not location.startswith("file:"):
         return None
-    path = location.removeprefix("file:")
+    path = location[5:]
     if path.startswith("//"):
         authority, slash, rest = path[2:].partition("/")
         if authority not in ("", "localhost"):
             return None
         path = slash + rest
-    return Path(path)
+    return path
 
 
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")

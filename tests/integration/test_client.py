@@ -273,3 +273,38 @@ def test_views_are_kept_with_their_texts_and_listed(client: MetastoreClient,
     assert sorted(client.list_tables(unique_db)) == ["t", "v"]
     with pytest.raises(NoSuchNamespace, match="'no_such_db'"):
         client.list_views("no_such_db")
+
+
+def test_a_large_table_is_listed_by_name_in_batches_and_a_refused_batch_is_halved(
+        client: MetastoreClient, unique_db: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past LIST_BATCH partitions, list_partitions fetches them by name, a batch per call (on
+    the pool's connections at once); a batch the metastore refuses for its size is fetched as
+    two halves. The refusal is the metastore's MetaException, raised here in the call path
+    for batches over 2 names: the real metastore enforces no such limit on by-name calls."""
+    from hmscatalog.metastore import partition_calls
+    from hmscatalog.metastore._thrift.hive_metastore import ttypes
+
+    table = client.new_table(unique_db, "t", [Column("v", "int")],
+                             partition_keys=[Column("p", "int")])
+    client.add_partitions(table, [client.new_partition(table, [n]) for n in range(11)])
+    whole = client.list_partitions(unique_db, "t")
+    monkeypatch.setattr(partition_calls, "LIST_BATCH", 4)
+    sent: list[tuple[str, int]] = []
+    call = client._call
+
+    def limited(method: str, *args: object) -> object:
+        names = args[2] if method == "get_partitions_by_names" else getattr(
+            args[0], "names", None) if method == "get_partitions_by_names_req" else None
+        if names is not None:
+            sent.append((method, len(names)))
+            if len(names) > 2:
+                raise ttypes.MetaException("Number of partitions scanned (=4) on table 't' "
+                                           "exceeds limit (=2)")
+        return call(method, *args)
+
+    monkeypatch.setattr(client, "_call", limited)
+    batched = client.list_partitions(unique_db, "t")
+    assert sorted(p.values for p in batched) == sorted(p.values for p in whole)
+    assert len(batched) == 11
+    # Three batches of 4, 4 and 3 names, each refused, then fetched as halves of 2 (and 1).
+    assert sorted(n for _, n in sent) == [1, 2, 2, 2, 2, 2, 3, 4, 4]

@@ -1,9 +1,9 @@
-"""The metadata cache by its TTL (``spark.hmscatalog.<catalog>.cache-ttl``, ``events`` off), differentially: a cached
-catalog's answers against the uncached ``hms`` catalog's (the metastore's now), and against
-Spark's built-in catalog on the same metastore, whose writes stand for another engine's (those
-tests are marked ``builtin``: Hive 4 metastores skip them). hms's own writes are seen at once,
-anyone else's after ``REFRESH TABLE`` or the TTL, and EXPLAIN says which answers the cache
-gave."""
+"""The metadata cache by its TTL (``spark.hmscatalog.<catalog>.cache-ttl``, ``events`` off),
+differentially: a cached catalog's answers against the ``hms`` catalog's (which follows the
+metastore's notification log with catch-up: the metastore's now), and against Spark's built-in
+catalog on the same metastore, whose writes stand for another engine's (those tests are marked
+``builtin``: Hive 4 metastores skip them). hms's own writes are seen at once, anyone else's
+after ``REFRESH TABLE`` or the TTL, and EXPLAIN says which answers the cache gave."""
 
 from __future__ import annotations
 

@@ -232,20 +232,31 @@ class HmsScanBuilder(JavaProxy):
         if table.partition_keys:
             stored = [part.location or "" for part in selection.partitions]
             locations = read.qualified(jvm, stored)
-            spec = self._partition_spec(selection, locations, partition_schema)
             paths = [path for location, at in zip(stored, locations, strict=True)
                      for path in files.get(location, [at])]
         else:
             locations = [table.location or ""]
             paths = locations
-            spec = read.partition_spec(jvm, partition_schema, [])
-        if table.table is not None and recursive_directories(table.table):
-            # Spark reads the files directly in each partition's directory: each directory
-            # below one joins the spec with its partition's values.
-            spec = read.with_subdirectories(jvm, spec, locations)
         cache = self._context.listings.cache_for(table.qualified_name,
                                                  directory_stamps(locations))
-        index = read.file_index(jvm, paths, {}, self._schema, cache, spec)
+        # The same partitions, listed through the same unchanged listing, make the same index:
+        # the one an earlier query built is used again (Spark's own Hive tables rebuild it
+        # from their file status cache every time).
+        key = (table.qualified_name, repr(table.columns), repr(table.partition_keys),
+               repr(file_format or table.format), tuple(paths),
+               tuple(tuple(part.values) for part in selection.partitions))
+        index = self._context.listings.index(key, cache)
+        if index is None:
+            if table.partition_keys:
+                spec = self._partition_spec(selection, locations, partition_schema)
+            else:
+                spec = read.partition_spec(jvm, partition_schema, [])
+            if table.table is not None and recursive_directories(table.table):
+                # Spark reads the files directly in each partition's directory: each directory
+                # below one joins the spec with its partition's values.
+                spec = read.with_subdirectories(jvm, spec, locations)
+            index = read.file_index(jvm, paths, {}, self._schema, cache, spec)
+            self._context.listings.keep_index(key, cache, index, len(paths))
         return read.file_scan_builder(jvm, file_format or table.format, index, self._schema,
                                       jvm.struct_type(table.columns), self._options)
 
