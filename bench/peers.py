@@ -13,8 +13,11 @@ import os
 import sys
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+from py4j import clientserver
 
 from hmscatalog.metastore import server
 from hmscatalog.spark import attach
@@ -94,3 +97,31 @@ def plan_leaves(plan: Any) -> list[Any]:
                 found.append(node)
             stack.extend(children.apply(i) for i in range(children.size()))
     return found
+
+
+class Py4jCounter:
+    """Counts py4j traffic of this process: commands sent to the JVM (calls, field and class
+    lookups, reference releases) and calls the JVM makes into Python objects."""
+
+    def __init__(self) -> None:
+        self.sent = self.received = 0
+        send, call = (clientserver.ClientServerConnection.send_command,
+                      clientserver.ClientServerConnection._call_proxy)
+        counter = self
+
+        def counted_send(connection: Any, command: Any) -> Any:
+            counter.sent += 1
+            return send(connection, command)
+
+        def counted_call(connection: Any, obj_id: Any, stream: Any) -> Any:
+            counter.received += 1
+            return call(connection, obj_id, stream)
+
+        clientserver.ClientServerConnection.send_command = counted_send
+        clientserver.ClientServerConnection._call_proxy = counted_call
+
+    @contextmanager
+    def counting(self, into: list[tuple[int, int]]) -> Iterator[None]:
+        sent, received = self.sent, self.received
+        yield
+        into.append((self.sent - sent, self.received - received))

@@ -32,13 +32,10 @@ import argparse
 import re
 import statistics
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from peers import chosen, peers, plan_leaves
-from py4j import clientserver
+from peers import Py4jCounter, chosen, peers, plan_leaves
 
 from hmscatalog.spark import attach
 
@@ -57,34 +54,6 @@ SHAPES = {
     "point": "SELECT count(*), sum(v) FROM {c}.hourly WHERE dt = '{dt}' AND hr = {hr}",
 }
 PARTITIONED = {"point": "hourly"}  # the partitioned table of each shape, else store_sales
-
-
-class Py4jCounter:
-    """Counts py4j traffic of this process: commands sent to the JVM (calls, field and class
-    lookups, reference releases) and calls the JVM makes into Python objects."""
-
-    def __init__(self) -> None:
-        self.sent = self.received = 0
-        send, call = (clientserver.ClientServerConnection.send_command,
-                      clientserver.ClientServerConnection._call_proxy)
-        counter = self
-
-        def counted_send(connection: Any, command: Any) -> Any:
-            counter.sent += 1
-            return send(connection, command)
-
-        def counted_call(connection: Any, obj_id: Any, stream: Any) -> Any:
-            counter.received += 1
-            return call(connection, obj_id, stream)
-
-        clientserver.ClientServerConnection.send_command = counted_send
-        clientserver.ClientServerConnection._call_proxy = counted_call
-
-    @contextmanager
-    def counting(self, into: list[tuple[int, int]]) -> Iterator[None]:
-        sent, received = self.sent, self.received
-        yield
-        into.append((self.sent - sent, self.received - received))
 
 
 def _partitions_read(df: Any, table: str) -> int | None:
