@@ -220,6 +220,36 @@ class MetadataCache:
             for entry_key in [k for k in self._entries if k[1:3] == key]:
                 self._drop(entry_key)
 
+    def patch_partitions(self, database: str, name: str, dropped: Sequence[Sequence[str]],
+                         added: Sequence[Partition]) -> None:
+        """Apply partitions another engine dropped (their value strings) and added (as the
+        metastore has them now) to what is kept about one table: its whole partition list
+        and count are patched, its definition stays, lists of a filter go. A fetch under way
+        does not keep its answer (it may have begun before the change)."""
+        key = _key(database, name)
+        gone = {tuple(values) for values in dropped}
+        new = [part for part in added if tuple(part.values) not in gone]
+        gone |= {tuple(part.values) for part in new}  # an added one replaces its namesake
+        self._events.note([key])
+        stamp = self._stamp(key)
+        with self._lock:
+            whole = self._entries.get(("partitions", *key, ""))
+            if whole is not None:
+                kept = [part for part in whole.value if tuple(part.values) not in gone]
+                whole.value = kept + new
+                self._partitions += len(whole.value) - whole.size
+                whole.size, whole.stamp = len(whole.value), stamp
+            for entry_key in [k for k in self._entries if k[1:3] == key]:
+                entry = self._entries[entry_key]
+                if entry is whole:
+                    continue
+                if entry_key[0] == "table":
+                    entry.stamp = stamp
+                elif entry_key[0] == "count" and whole is not None:
+                    entry.value, entry.stamp = len(whole.value), stamp
+                else:
+                    self._drop(entry_key)
+
     def invalidate_database(self, database: str) -> None:
         """Forget what this cache keeps about every table of ``database`` (an event said it
         was dropped or altered)."""

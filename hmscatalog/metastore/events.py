@@ -7,7 +7,11 @@ event with consecutive ids. :class:`EventFollower` polls ``get_next_notification
 id it applied and invalidates, in the :class:`~hmscatalog.metastore.cache.MetadataCache`, exactly
 what each event names:
 
-- an event naming a table (``ADD_PARTITION``, ``ALTER_TABLE``, ``INSERT``, ...): that table;
+- ``ADD_PARTITION`` and ``DROP_PARTITION`` whose message names the partitions: the table's
+  kept partition list and count are patched (the added partitions fetched by name), its
+  definition kept, its lists of a filter dropped;
+- any other event naming a table (``ALTER_PARTITION``, ``ALTER_TABLE``, ``INSERT``, ...), or
+  one whose partitions cannot be read: that table;
 - an event naming only a database (``DROP_DATABASE``, ``ALTER_DATABASE``): its tables;
 - events that change no table or partition (transactions, functions, ``CREATE_DATABASE``):
   nothing;
@@ -26,6 +30,9 @@ to it, so a change any engine committed before the query began is seen by it.
 
 from __future__ import annotations
 
+import base64
+import gzip
+import json
 import logging
 import threading
 import time
@@ -36,6 +43,7 @@ from hmscatalog.errors import HmsCatalogError
 from hmscatalog.metastore.cache import MetadataCache
 from hmscatalog.metastore.client import MetastoreClient
 from hmscatalog.metastore.model import Event
+from hmscatalog.partitions.codec import make_part_name
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +57,26 @@ NO_TABLE = frozenset({
     "ALTER_SCHEMA_VERSION", "DROP_SCHEMA_VERSION",
 })
 DATABASE = frozenset({"DROP_DATABASE", "ALTER_DATABASE"})
+PARTITIONS = frozenset({"ADD_PARTITION", "DROP_PARTITION"})  # applied partition by partition
+
+
+def partition_specs(event: Event) -> list[dict[str, str]]:
+    """The partitions (column to value string, in the table's column order) an event's
+    message names under ``partitions``: hmscatalog's own messages and Hive's JSON ones
+    (``json-0.2``; Hive 4's ``gzip(json-2.0)``, base64 of gzip); empty when it names none or
+    cannot be read."""
+    text = event.message
+    try:
+        if (event.message_format or "").startswith("gzip"):
+            text = gzip.decompress(base64.b64decode(text)).decode()
+        found = json.loads(text).get("partitions")
+    except (ValueError, OSError, AttributeError):
+        return []
+    if not isinstance(found, list) or not all(
+            isinstance(spec, dict) and spec and all(isinstance(v, str) for v in spec.values())
+            for spec in found):
+        return []
+    return found
 
 
 @dataclass(frozen=True)
@@ -170,11 +198,32 @@ class EventFollower:
 
     def _apply(self, event: Event) -> None:
         if event.table and event.database:
+            if event.type in PARTITIONS and self._patch(event):
+                return
             self._cache.invalidate(event.database, event.table, here=True)
         elif event.type in DATABASE and event.database:
             self._cache.invalidate_database(event.database)
         elif event.type not in NO_TABLE:
             self._cache.clear(here=True)
+
+    def _patch(self, event: Event) -> bool:
+        """Apply an ADD_PARTITION or DROP_PARTITION event to the table's kept partitions
+        (the added ones fetched by name); whether it could (its message names them)."""
+        assert event.database and event.table
+        specs = partition_specs(event)
+        if not specs:
+            return False
+        if event.type == "DROP_PARTITION":
+            self._cache.patch_partitions(event.database, event.table,
+                                         [list(spec.values()) for spec in specs], [])
+            return True
+        names = [make_part_name(list(spec), list(spec.values())) for spec in specs]
+        try:
+            added = self._client.get_partitions_by_names(event.database, event.table, names)
+        except HmsCatalogError:
+            return False
+        self._cache.patch_partitions(event.database, event.table, [], added)
+        return True
 
     # -- what the cache asks ---------------------------------------------------------------
 

@@ -3,6 +3,9 @@ is exercised in tests/integration/test_event_freshness.py)."""
 
 from __future__ import annotations
 
+import base64
+import gzip
+import json
 from typing import Any
 
 import pytest
@@ -10,7 +13,11 @@ import pytest
 from hmscatalog.errors import MetastoreError
 from hmscatalog.metastore.cache import MetadataCache
 from hmscatalog.metastore.events import EventFollower
-from hmscatalog.metastore.model import Event
+from hmscatalog.metastore.model import Event, Partition, Storage
+
+
+def _partition(value: str) -> Partition:
+    return Partition("db", "t", (value,), Storage(f"file:/w/t/p={value}", "in", "out", "serde"))
 
 
 class Log:
@@ -22,8 +29,15 @@ class Log:
         self.calls = 0
 
     def add(self, type: str, database: str | None = "db", table: str | None = "t",
-            id: int | None = None) -> None:
-        self.events.append(Event(id or self.current_event_id() + 1, 0, type, database, table))
+            id: int | None = None, message: str = "", message_format: str | None = None,
+            ) -> None:
+        self.events.append(Event(id or self.current_event_id() + 1, 0, type, database, table,
+                                 message, message_format))
+
+    def get_partitions_by_names(self, database: str, table: str,
+                                names: list[str]) -> list[Partition]:
+        self.calls += 1
+        return [_partition(name.split("=", 1)[1]) for name in names]
 
     def current_event_id(self) -> int:
         self.calls += 1
@@ -176,3 +190,52 @@ def test_more_events_than_a_batch_are_applied_in_batches(log: Log) -> None:
         log.add("ADD_PARTITION", "db", f"t{n}")
     assert follower.poll() == 2500
     assert follower.state().applied == 2501
+
+
+def _whole(cache: MetadataCache) -> list[str]:
+    """The kept partition values of db.t (failing if it is not kept)."""
+    return sorted(p.values[0] for p in cache.partitions(
+        "db", "t", None, lambda: pytest.fail("fetched")).value)
+
+
+@pytest.mark.parametrize("message_format", ["hmscatalog-1", "json-0.2", "gzip(json-2.0)"])
+def test_added_and_dropped_partitions_are_patched_into_the_kept_list(
+        log: Log, message_format: str) -> None:
+    cache, follower = _follow(log)
+    cache.table("db", "t", lambda: "t")  # type: ignore[arg-type,return-value]
+    cache.partitions("db", "t", None, lambda: [_partition("a")])
+    cache.partitions("db", "t", "p = 'a'", lambda: [_partition("a")])
+    cache.count("db", "t", lambda: 1)
+
+    def message(values: list[str]) -> str:
+        text = json.dumps({"db": "db", "table": "t", "partitions": [{"p": v} for v in values]})
+        if message_format.startswith("gzip"):
+            return base64.b64encode(gzip.compress(text.encode())).decode()
+        return text
+
+    log.add("ADD_PARTITION", message=message(["b", "c"]), message_format=message_format)
+    follower.poll()
+    assert _whole(cache) == ["a", "b", "c"]
+    assert cache.count("db", "t", lambda: pytest.fail("fetched")).value == 3
+    assert cache.table("db", "t", lambda: pytest.fail("fetched")).hit  # the definition stays
+    assert not _holds_filtered(cache)
+    log.add("DROP_PARTITION", message=message(["a"]), message_format=message_format)
+    follower.poll()
+    assert _whole(cache) == ["b", "c"]
+    assert cache.count("db", "t", lambda: pytest.fail("fetched")).value == 2
+
+
+def _holds_filtered(cache: MetadataCache) -> bool:
+    fetched = []
+    cache.partitions("db", "t", "p = 'a'", lambda: fetched.append(1) or [])
+    return not fetched
+
+
+def test_a_partition_event_whose_partitions_cannot_be_read_invalidates_the_table(
+        log: Log) -> None:
+    cache, follower = _follow(log)
+    cache.partitions("db", "t", None, lambda: [_partition("a")])
+    log.add("ADD_PARTITION", message="{not json", message_format="json-0.2")
+    follower.poll()
+    assert cache.partitions("db", "t", None, lambda: [_partition("z")]).value[0].values == (
+        "z",)
