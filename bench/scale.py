@@ -239,9 +239,10 @@ class Measured:
     results: dict[str, Any] = field(default_factory=dict)
     memory: dict[str, Memory] = field(default_factory=dict)
     run_results: dict[str, list[Any]] = field(default_factory=lambda: {c: [] for c in CATALOGS})
+    failed: dict[str, str] = field(default_factory=dict)  # a catalog's error, its first line
 
     def median(self, catalog: str) -> float:
-        return statistics.median(self.times[catalog])
+        return statistics.median(self.times[catalog]) if self.times[catalog] else float("nan")
 
 
 def _measure(prepare: Callable[[str], Callable[[], Any]], repeat: int, jvm: Jvm,
@@ -252,9 +253,17 @@ def _measure(prepare: Callable[[str], Callable[[], Any]], repeat: int, jvm: Jvm,
     measured = Measured()
     for run in range(repeat + 1):
         for catalog in CATALOGS if run % 2 == 0 else CATALOGS[::-1]:
+            if catalog in measured.failed:
+                continue
             operation = prepare(catalog)
             began = time.perf_counter()
-            result = operation()
+            try:
+                result = operation()
+            except Exception as exc:  # an error is a result: recorded, not retried
+                measured.failed[catalog] = (str(exc).strip().splitlines() or [repr(exc)])[0]
+                print(f"{catalog} failed after {time.perf_counter() - began:.1f} s: "
+                      f"{measured.failed[catalog][:300]}", flush=True)
+                continue
             elapsed = time.perf_counter() - began
             if run:
                 measured.times[catalog].append(elapsed)
@@ -265,6 +274,8 @@ def _measure(prepare: Callable[[str], Callable[[], Any]], repeat: int, jvm: Jvm,
     samples: dict[str, list[Memory]] = {c: [] for c in CATALOGS}
     for _ in range(memory_repeat):
         for catalog in CATALOGS:
+            if catalog in measured.failed:
+                continue
             samples[catalog].append(memory_of(jvm, functools.partial(prepare, catalog)))
     for catalog, found in samples.items():
         if not found:
@@ -500,10 +511,11 @@ def _run(spark: Any, client: Any, work: Path, args: Any, only: list[str],
         began = time.perf_counter()
         measured = _measure(prepare(measurement), args.repeat, jvm, args.memory_repeat)
         report[measurement] = measured
-        counted[measurement] = {c: calls.of(prepare(measurement)(c)) for c in CATALOGS}
+        counted[measurement] = {c: calls.of(prepare(measurement)(c)) for c in CATALOGS
+                                if c not in measured.failed}
         print(f"{measurement}: measured in {time.perf_counter() - began:.1f} s", flush=True)
         shape = measurement.removeprefix("cold_")
-        if shape in expected:
+        if shape in expected and not measured.failed:
             results = measured.results
             if results["hms"] != results["spark_catalog"]:
                 differ.append(f"{measurement}: results differ: {results}")
@@ -534,10 +546,12 @@ def _print(report: dict[str, Measured], counted: dict[str, Any], labels: dict[st
         goal = GOALS.get(measurement)
         verdict = "" if goal is None else (f"<={goal}x " + ("met" if ours / theirs <= goal
                                                              else "NOT met"))
+        first = {c: measured.first.get(c, float("nan")) for c in CATALOGS}
         print(f"{labels[measurement]:38} {ours:8.3f} {theirs:9.3f} {ours / theirs:12.2f}x "
-              f"{verdict:>12} {measured.first['hms']:10.3f} "
-              f"{measured.first['spark_catalog']:9.3f}")
-        if measurement.endswith("plan"):
+              f"{verdict:>12} {first['hms']:10.3f} {first['spark_catalog']:9.3f}")
+        for catalog, error in measured.failed.items():
+            print(f"  {catalog} failed: {error[:400]}")
+        if measurement.endswith("plan") and not measured.failed:
             alone = {c: statistics.median(r[0] for r in measured.run_results[c])
                      for c in CATALOGS}
             print(f"{'  of which executedPlan() alone':38} {alone['hms']:8.3f} "
@@ -561,7 +575,7 @@ def _print(report: dict[str, Measured], counted: dict[str, Any], labels: dict[st
         return "n/a" if value is None else f"{value / MB:.0f}"
 
     for measurement, measured in report.items():
-        if not measured.memory:
+        if len(measured.memory) < len(CATALOGS):
             continue
         mine, builtin = measured.memory["hms"], measured.memory["spark_catalog"]
         ratio = mine.total / builtin.jvm_peak if builtin.jvm_peak else float("nan")
