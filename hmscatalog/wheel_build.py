@@ -33,7 +33,8 @@ from hmscatalog.javaparts.spark_plugin import (  # noqa: E402
     digest,
     prebuilt_name,
 )
-from hmscatalog.metastore import launcher  # noqa: E402
+from hmscatalog.metastore import launcher, notification_log  # noqa: E402
+from hmscatalog.metastore.releases import release  # noqa: E402
 
 
 def spark_jars(minor: str, work: Path) -> Path:
@@ -63,6 +64,7 @@ def spark_jars(minor: str, work: Path) -> Path:
 
 def build_all(target: Path) -> dict[str, str]:
     """Compile every prebuilt jar into ``target`` and write the manifest that names them."""
+    wheel_release = release("2.3")
     target.mkdir(parents=True, exist_ok=True)
     manifest = {launcher.PREBUILT_NAME: launcher.source_digest()}
     launcher.build(target / launcher.PREBUILT_NAME)
@@ -73,6 +75,11 @@ def build_all(target: Path) -> dict[str, str]:
             jars = spark_jars(minor, Path(work))
             build(jars, target / prebuilt_name(minor))
             manifest[prebuilt_name(minor)] = digest()
+            if notification_log.PREBUILT_NAME not in manifest:  # Hive 2.3: any pyspark's
+                notification_log.build(wheel_release, target / notification_log.PREBUILT_NAME,
+                                       f"{jars}/*")
+                manifest[notification_log.PREBUILT_NAME] = notification_log.source_digest(
+                    wheel_release)
     (target / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
     return manifest
 

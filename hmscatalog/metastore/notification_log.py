@@ -19,6 +19,7 @@ from importlib import resources
 from pathlib import Path
 
 from hmscatalog import jars as jar_cache
+from hmscatalog import javaparts
 from hmscatalog.errors import ServerError
 from hmscatalog.javaparts.javac import build_jar
 from hmscatalog.metastore.releases import HiveRelease
@@ -49,17 +50,38 @@ def settings(release: HiveRelease) -> dict[str, str]:
     return dict.fromkeys(LISTENERS, listener_class(release))
 
 
-def listener_jar(release: HiveRelease, classpath: str) -> Path:
-    """The listener compiled against ``classpath`` (the release's jars), built on first use.
+# In a wheel (hmscatalog.javaparts): the listener of the release the wheel's pyspark ships.
+PREBUILT_NAME = "hmscatalog-notification-log-2.3.jar"
+
+
+def source_digest(release: HiveRelease) -> str:
+    """What the release's listener is built from: its sources."""
+    return hashlib.sha256("".join(_sources(release).values()).encode()).hexdigest()[:12]
+
+
+def build(release: HiveRelease, target: Path, classpath: str) -> None:
+    """Compile the release's listener against ``classpath`` (its jars) into ``target``.
 
     Raises:
         ServerError: no JDK, or the source does not compile against the release.
     """
-    sources = _sources(release)
-    digest = hashlib.sha256("".join(sources.values()).encode()).hexdigest()[:12]
+    build_jar(_sources(release), target, f"the notification log of {release.label}",
+              ServerError, classpath=classpath)
+
+
+def listener_jar(release: HiveRelease, classpath: str) -> Path:
+    """The listener for ``release``: the wheel's, else compiled against ``classpath`` (the
+    release's jars) on first use into the jars cache.
+
+    Raises:
+        ServerError: no JDK, or the source does not compile against the release.
+    """
+    digest = source_digest(release)
+    if release.from_wheel:
+        prebuilt = javaparts.find(PREBUILT_NAME, digest)
+        if prebuilt is not None:
+            return prebuilt
     target = jar_cache.cache() / f"hmscatalog-notification-log-{release.version}-{digest}.jar"
     if not target.exists():
-        target.parent.mkdir(parents=True, exist_ok=True)
-        build_jar(sources, target, f"the notification log of {release.label}", ServerError,
-                  classpath=classpath)
+        build(release, target, classpath)
     return target

@@ -16,6 +16,7 @@ import pytest
 
 from hmscatalog.javaparts import MANIFEST
 from hmscatalog.javaparts.spark_plugin import SPARK_MINORS, prebuilt_name
+from hmscatalog.metastore import notification_log
 
 pytestmark = [pytest.mark.integration, pytest.mark.spark]
 
@@ -77,7 +78,8 @@ def test_the_wheel_runs_the_demo_on_a_java_runtime(tmp_path: Path) -> None:
     (wheel,) = dist.glob("hmscatalog-*.whl")
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
-    expected = {f"hmscatalog/javaparts/{prebuilt_name(m)}" for m in SPARK_MINORS}
+    expected = {f"hmscatalog/javaparts/{prebuilt_name(m)}" for m in SPARK_MINORS} | {
+        f"hmscatalog/javaparts/{notification_log.PREBUILT_NAME}"}
     assert expected | {f"hmscatalog/javaparts/{MANIFEST}"} <= names
 
     venv = tmp_path / "venv"
