@@ -29,7 +29,8 @@ catalogs (order swapped every run), after one warm-up run whose time is printed 
 
 - ``point``: ``SELECT count(*), sum(v) ... WHERE dt = ... AND hr = ...`` (collect), warm: the
   table unchanged since the last query;
-- ``range``: the same over 42 days (1,008 partitions), ``dt BETWEEN`` two dates (collect);
+- ``range``: the same over 1 % of the partitions (42 days, 1,008 partitions, of 100,000),
+  ``dt BETWEEN`` two dates (collect);
 - ``plan``: planning an unfiltered ``SELECT count(*), sum(v)``, nothing executed:
   ``executedPlan()`` of a new DataFrame, then what each scan of that plan reads, which running
   it would compute first (the built-in's ``FileSourceScanExec.selectedPartitions``: the
@@ -101,7 +102,7 @@ DB = "bench_scale"
 CATALOGS = ("hms", "spark_catalog")
 HOURS = 24
 FIRST_DAY = datetime.date(2020, 1, 1)
-RANGE_DAYS = 42  # 1,008 partitions
+RANGE_SHARE = 0.01  # the range query reads 1 % of the partitions: 42 days of 100,000
 MSCK_NEW = 1000
 ROWS = 10
 FILE = "part-00000.parquet"
@@ -445,8 +446,9 @@ def _run(spark: Any, client: Any, work: Path, args: Any, only: list[str],
 
     point_dt, point_hr = _spec(partitions // 2)
     days = (partitions + HOURS - 1) // HOURS
-    first_day = max(0, days // 2 - RANGE_DAYS // 2)
-    last_day = min(days - 1, first_day + RANGE_DAYS - 1)
+    range_days = max(1, round(partitions * RANGE_SHARE / HOURS))
+    first_day = max(0, days // 2 - range_days // 2)
+    last_day = min(days - 1, first_day + range_days - 1)
     low, high = _spec(first_day * HOURS)[0], _spec(last_day * HOURS)[0]
     in_range = min(partitions, (last_day + 1) * HOURS) - first_day * HOURS
     queries = {
