@@ -474,9 +474,11 @@ def _run(spark: Any, client: Any, work: Path, args: Any, only: list[str],
     cold: list[Any] = []  # the catalogs attached for cold runs
 
     def attach_cold() -> str:
-        for earlier in cold:  # a cold catalog serves one run: its follower stops
+        for earlier in cold:  # a cold catalog serves one run: it lets go of what it holds
             if earlier.cache.follower is not None:
                 earlier.cache.follower.stop()
+            earlier.cache.clear()
+            earlier.forget_listings(None)
         name = f"hms_cold{len(cold)}"
         cold.append(attach(spark, name=name, uri=uri))
         return name
@@ -516,6 +518,9 @@ def _run(spark: Any, client: Any, work: Path, args: Any, only: list[str],
         counted[measurement] = {c: calls.of(prepare(measurement)(c)) for c in CATALOGS
                                 if c not in measured.failed}
         print(f"{measurement}: measured in {time.perf_counter() - began:.1f} s", flush=True)
+        # Each measurement's figures at once: a later one may fail (a JVM out of memory).
+        _print({measurement: measured}, {measurement: counted[measurement]}, labels, args,
+               partitions)
         shape = measurement.removeprefix("cold_")
         if shape in expected and not measured.failed:
             results = measured.results
