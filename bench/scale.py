@@ -261,7 +261,9 @@ def _measure(prepare: Callable[[str], Callable[[], Any]], repeat: int, jvm: Jvm,
             try:
                 result = operation()
             except Exception as exc:  # an error is a result: recorded, not retried
-                measured.failed[catalog] = (str(exc).strip().splitlines() or [repr(exc)])[0]
+                java = getattr(exc, "java_exception", None)  # py4j's: the JVM's own error
+                text = str(java.toString()) if java is not None else str(exc)
+                measured.failed[catalog] = (text.strip().splitlines() or [repr(exc)])[0]
                 print(f"{catalog} failed after {time.perf_counter() - began:.1f} s: "
                       f"{measured.failed[catalog][:300]}", flush=True)
                 continue
