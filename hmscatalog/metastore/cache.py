@@ -198,7 +198,7 @@ class MetadataCache:
     def table(self, database: str, name: str, fetch: Callable[[], Table]) -> Cached[Table]:
         """The table; with catch-up, the log's newest events are applied first (a query looks
         its table up before its partitions: one event-log call a query)."""
-        return self._get(("table", *_key(database, name)), fetch, lambda _: 1, sync=True)
+        return self._get(("table", *_key(database, name)), fetch, lambda _: 0, sync=True)
 
     def partitions(self, database: str, name: str, filter: str | None,
                    fetch: Callable[[], list[Partition]]) -> Cached[list[Partition]]:
@@ -208,7 +208,7 @@ class MetadataCache:
         return Cached(list(found.value), found.age)
 
     def count(self, database: str, name: str, fetch: Callable[[], int]) -> Cached[int]:
-        return self._get(("count", *_key(database, name)), fetch, lambda _: 1)
+        return self._get(("count", *_key(database, name)), fetch, lambda _: 0)
 
     def invalidate(self, database: str, name: str, here: bool = False) -> None:
         """Forget what is kept about one table (``REFRESH TABLE``), and what a fetch under
@@ -272,12 +272,12 @@ class MetadataCache:
 
     def _get(self, key: tuple[str, ...], fetch: Callable[[], V],
              size: Callable[[V], int], sync: bool = False) -> Cached[V]:
+        follower = self.follower
+        if follower is not None and sync and self.catch_up:
+            follower.catch_up()  # also what makes a follower of a log that was empty current
         followed = self.followed
         if not followed and self.ttl <= 0:
             return Cached(fetch(), None)
-        if followed and sync and self.catch_up:
-            assert self.follower is not None
-            self.follower.catch_up()
         table = (key[1], key[2])
         stamp = self._stamp(table)
         now = self._clock()

@@ -239,3 +239,13 @@ def test_a_partition_event_whose_partitions_cannot_be_read_invalidates_the_table
     follower.poll()
     assert cache.partitions("db", "t", None, lambda: [_partition("z")]).value[0].values == (
         "z",)
+
+
+def test_catch_up_follows_a_log_that_was_empty_at_attach() -> None:
+    log = Log()
+    cache, follower = _follow(log, catch_up=True)
+    assert not follower.current
+    log.add("CREATE_TABLE")  # the first event, before any poll
+    cache.table("db", "t", lambda: "t")  # type: ignore[arg-type,return-value]
+    assert follower.current
+    assert cache.table("db", "t", lambda: pytest.fail("fetched")).hit
