@@ -291,9 +291,9 @@ class MetadataCache:
                 self._drop(key)
         value = fetch()  # outside the lock: other tables' queries go on meanwhile
         items = size(value)
-        limit = MAX_PARTITIONS_FOLLOWED if followed else MAX_PARTITIONS
-        if (items <= (limit if followed else MAX_LIST)
-                and self._stamp(table) == stamp):  # no write, no event while fetching
+        per_list, limit = ((MAX_PARTITIONS_FOLLOWED, MAX_PARTITIONS_FOLLOWED) if followed
+                           else (MAX_LIST, MAX_PARTITIONS))
+        if items <= per_list and self._stamp(table) == stamp:  # no write, no event meanwhile
             with self._lock:
                 if key in self._entries:
                     self._drop(key)

@@ -123,7 +123,6 @@ class EventFollower:
         self._failure: str | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._caught_up_from = 0.0  # when the newest catch-up began
 
     # -- the log ---------------------------------------------------------------------------
 
@@ -180,16 +179,11 @@ class EventFollower:
             return applied
 
     def catch_up(self) -> None:
-        """Apply every event the log has now (a change committed before this call is seen
-        after it); a catch-up that began after this call satisfies it too."""
-        asked = self._clock()
-        if self._caught_up_from > asked:
-            return
-        began = self._clock()
+        """Apply every event the log has now: a change committed before this call is seen
+        after it."""
         newest = self._client.current_event_id()
         if newest != self._applied:
             self.poll(until=newest)
-        self._caught_up_from = max(self._caught_up_from, began)
 
     def _restart(self, why: str, at: int) -> None:
         log.info("metadata cache cleared: %s", why)
