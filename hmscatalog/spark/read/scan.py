@@ -237,8 +237,8 @@ class HmsScanBuilder(JavaProxy):
         else:
             locations = [table.location or ""]
             paths = locations
-        cache = self._context.listings.cache_for(table.qualified_name,
-                                                 directory_stamps(locations))
+        stamps = directory_stamps(locations)
+        cache = self._context.listings.cache_for(table.qualified_name, stamps)
         # The same partitions, listed through the same unchanged listing, make the same index:
         # the one an earlier query built is used again (Spark's own Hive tables rebuild it
         # from their file status cache every time).
@@ -256,7 +256,8 @@ class HmsScanBuilder(JavaProxy):
                 # below one joins the spec with its partition's values.
                 spec = read.with_subdirectories(jvm, spec, locations)
             index = read.file_index(jvm, paths, {}, self._schema, cache, spec)
-            self._context.listings.keep_index(key, cache, index, len(paths))
+            if stamps is not None:  # elsewhere than on local disk a listing is never reused
+                self._context.listings.keep_index(key, cache, index, len(paths))
         return read.file_scan_builder(jvm, file_format or table.format, index, self._schema,
                                       jvm.struct_type(table.columns), self._options)
 
