@@ -561,8 +561,8 @@ def _print(report: dict[str, Measured], counted: dict[str, Any], labels: dict[st
     for measurement, measured in report.items():
         ours, theirs = measured.median("hms"), measured.median("spark_catalog")
         goal = GOALS.get(measurement)
-        verdict = "" if goal is None else (f"<={goal}x " + ("met" if ours / theirs <= goal
-                                                             else "NOT met"))
+        verdict = "" if goal is None or measured.failed else (
+            f"<={goal}x " + ("met" if ours / theirs <= goal else "NOT met"))
         first = {c: measured.first.get(c, float("nan")) for c in CATALOGS}
         print(f"{labels[measurement]:38} {ours:8.3f} {theirs:9.3f} {ours / theirs:12.2f}x "
               f"{verdict:>12} {first['hms']:10.3f} {first['spark_catalog']:9.3f}")
@@ -592,15 +592,18 @@ def _print(report: dict[str, Measured], counted: dict[str, Any], labels: dict[st
         return "n/a" if value is None else f"{value / MB:.0f}"
 
     for measurement, measured in report.items():
-        if len(measured.memory) < len(CATALOGS):
+        if not measured.memory:
             continue
-        mine, builtin = measured.memory["hms"], measured.memory["spark_catalog"]
-        ratio = mine.total / builtin.jvm_peak if builtin.jvm_peak else float("nan")
-        print(f"{labels[measurement]:38} {mb(mine.jvm_peak):>12} {mb(builtin.jvm_peak):>9} "
-              f"{mb(mine.jvm_kept):>9} {mb(builtin.jvm_kept):>9} {mb(mine.rss_growth):>11} "
-              f"{mb(builtin.rss_growth):>9} {mb(mine.traced_peak):>11} "
-              f"{mb(builtin.traced_peak):>9} {mb(mine.total):>10} {mb(builtin.total):>9} "
-              f"{ratio:5.2f}x")
+        # A catalog that failed or did not run has no figures ("n/a") and the row no ratio.
+        mine, builtin = (measured.memory.get(c) for c in CATALOGS)
+        ratio = mine.total / builtin.jvm_peak if mine and builtin and builtin.jvm_peak else None
+        figures = [mb(getattr(m, name) if m else None)
+                   for name in ("jvm_peak", "jvm_kept", "rss_growth", "traced_peak", "total")
+                   for m in (mine, builtin)]
+        widths = (12, 9, 9, 9, 11, 9, 11, 9, 10, 9)
+        print(f"{labels[measurement]:38} "
+              + " ".join(f"{text:>{width}}" for text, width in zip(figures, widths, strict=True))
+              + (f" {ratio:5.2f}x" if ratio is not None else "   n/a"))
     print("ratio: hms total / built-in JVM peak (goal <= 1.00x)")
 
 
