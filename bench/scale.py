@@ -4,7 +4,7 @@ partitions, in one run, on a PostgreSQL-backed metastore.
     .venv/bin/python bench/scale.py [--partitions 100000] [--repeat 5] [--db postgres|derby]
         [--only point,range,plan,cold_point,cold_range,cold_plan,fresh_plan,msck]
         [--msck-base N] [--memory-repeat 1] [--register direct|thrift]
-        [--driver-memory 2g] [--metastore-heap 2g] [--keep]
+        [--driver-memory 2g] [--metastore-heap 2g] [--catalogs hms,spark_catalog] [--keep]
 
 Why PostgreSQL: at 100,000 partitions Hive 2.3 on Derby leaves its direct-SQL path (Derby:
 "Statement too complex") and every unfiltered ``get_partitions`` takes 80-100 s, for both
