@@ -16,6 +16,7 @@ import re
 import subprocess
 import sys
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -154,6 +155,29 @@ def test_table_properties_changed_elsewhere_are_seen(spark: Any, followed: Metas
     assert "k" not in dict(_rows(spark, f"SHOW TBLPROPERTIES {catalog}.{table}.t"))
     _write(followed.uri, table, "set property")
     assert dict(_rows(spark, f"SHOW TBLPROPERTIES {catalog}.{table}.t"))["k"] == "v"
+
+
+def test_changes_committed_at_once_take_consecutive_event_ids(followed: Metastore,
+                                                             table: str) -> None:
+    """Changes committed at once through several connections each take an id of their own,
+    in the order they commit. Hive 2.3, and 3.1 on Derby, read and advance the log's id with
+    no lock: two changes could take one id, and a follower that had applied the first would
+    never read the second. The embedded metastore's log locks it."""
+    writers, rounds = 6, 8
+
+    def write(index: int) -> None:
+        with MetastoreClient(followed.uri) as own:
+            made = own.new_table(table, f"c{index}", [("v", "int")],
+                                 partition_keys=[("p", "string")])
+            for n in range(rounds):
+                own.add_partitions(made, [own.new_partition(made, [f"r{n}"])])
+
+    start = followed.client.current_event_id()
+    with ThreadPoolExecutor(writers) as pool:
+        list(pool.map(write, range(writers)))
+    ids = [event.id for event in followed.client.next_events(start, 10_000)]
+    assert ids == list(range(start + 1, start + 1 + writers * (1 + rounds)))
+    assert followed.client.current_event_id() == ids[-1]
 
 
 @pytest.mark.builtin

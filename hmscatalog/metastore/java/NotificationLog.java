@@ -1,11 +1,21 @@
 package io.hmscatalog.metastore;
 
+import java.lang.reflect.Field;
 import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Iterator;
 import java.util.List;
+import javax.jdo.PersistenceManager;
+import javax.jdo.Query;
+import javax.jdo.datastore.JDOConnection;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hive.metastore.MetaStoreEventListener;
+import org.apache.hadoop.hive.metastore.RawStore;
 import org.apache.hadoop.hive.metastore.api.FieldSchema;
 import org.apache.hadoop.hive.metastore.api.MetaException;
 import org.apache.hadoop.hive.metastore.api.NotificationEvent;
@@ -21,6 +31,7 @@ import org.apache.hadoop.hive.metastore.events.DropPartitionEvent;
 import org.apache.hadoop.hive.metastore.events.DropTableEvent;
 import org.apache.hadoop.hive.metastore.events.InsertEvent;
 import org.apache.hadoop.hive.metastore.events.ListenerEvent;
+import org.apache.hadoop.hive.metastore.model.MNotificationNextId;
 
 /**
  * Records every change of databases, tables and partitions in the metastore's notification log
@@ -34,12 +45,46 @@ import org.apache.hadoop.hive.metastore.events.ListenerEvent;
  * ({@code ADD_PARTITION}, {@code ALTER_TABLE}, ...); its message is a small JSON object of its
  * own ({@code messageFormat} {@value #FORMAT}) naming the database, the table, a renamed
  * table's new name and the partitions' values, not Hive's replication messages.
+ *
+ * <p>Before it takes an id, it locks the id sequence's row until its change commits (see
+ * {@link #lockSequence}): concurrent changes then take consecutive ids in the order they
+ * commit, on every release.
  */
 public class NotificationLog extends MetaStoreEventListener {
   public static final String FORMAT = "hmscatalog-1";
 
   public NotificationLog(Configuration conf) {
     super(conf);
+    makeSequence(conf);
+  }
+
+  /**
+   * Makes the id sequence's one row where there is none (a schema DataNucleus made, as for Hive
+   * 2.3; the schema tool's has it), while the server takes no calls yet: otherwise the first
+   * change would make it, two first changes at once could each make one, and
+   * {@link #lockSequence} would have no row to lock.
+   */
+  private static void makeSequence(Configuration conf) {
+    RawStore store = null;
+    boolean done = false;
+    try {
+      store = (RawStore) rawStore().invoke(null, conf);
+      store.openTransaction();
+      PersistenceManager manager = (PersistenceManager) field(objectStore(store), "pm");
+      Query rows = manager.newQuery(MNotificationNextId.class);
+      if (((Collection<?>) rows.execute()).isEmpty()) {
+        manager.makePersistent(new MNotificationNextId(1L));
+      }
+      rows.closeAll();
+      done = store.commitTransaction();
+    } catch (Exception e) {
+      // Not fatal: the first change makes the row, as without this listener.
+      System.err.println("hmscatalog's notification log could not make its id sequence: " + e);
+    } finally {
+      if (store != null && !done && store.isActiveTransaction()) {
+        store.rollbackTransaction();
+      }
+    }
   }
 
   @Override
@@ -157,6 +202,9 @@ public class NotificationLog extends MetaStoreEventListener {
     entry.setMessageFormat(FORMAT);
     try {
       Object store = rawStore().invoke(null, getConf());
+      if (!LOCKS_ITSELF) {
+        lockSequence(store);
+      }
       store.getClass().getMethod("addNotificationEvent", NotificationEvent.class)
           .invoke(store, entry);
     } catch (java.lang.reflect.InvocationTargetException e) {
@@ -164,9 +212,70 @@ public class NotificationLog extends MetaStoreEventListener {
         throw (MetaException) e.getCause();
       }
       throw failure(type, e.getCause());
-    } catch (ReflectiveOperationException e) {
+    } catch (ReflectiveOperationException | SQLException e) {
       throw failure(type, e);
     }
+  }
+
+  /** Whether the release locks the id's table itself when it takes an id (4.0 on). */
+  private static final boolean LOCKS_ITSELF = hive4();
+
+  private static boolean hive4() {
+    try {
+      Class.forName("org.apache.hadoop.hive.metastore.HMSHandler");
+      return true;
+    } catch (ClassNotFoundException e) {
+      return false;
+    }
+  }
+
+  /**
+   * Locks the row of the next event id ({@code NOTIFICATION_SEQUENCE}) in the calling
+   * transaction, until it ends, by an update that changes nothing. Hive 2.3 reads and advances
+   * the id with no lock, and 3.1 with none on Derby: two changes at once could read the same
+   * id, and a follower that had applied the one committed first would never read the other.
+   * Locked, the second change reads the id only after the first commits. 4.0 on lock the
+   * table themselves (on Derby, the whole table: a row lock taken before it would deadlock two
+   * changes). Derby and PostgreSQL, the databases the embedded metastore runs on, both take
+   * this statement. (A lock of the whole table made Hive 2.3's first event wait for its own
+   * transaction, in DataNucleus's id generator.)
+   */
+  private static void lockSequence(Object store) throws ReflectiveOperationException,
+      SQLException {
+    execute((PersistenceManager) field(objectStore(store), "pm"),
+        "UPDATE \"NOTIFICATION_SEQUENCE\" SET \"NEXT_EVENT_ID\" = \"NEXT_EVENT_ID\"");
+  }
+
+  private static void execute(PersistenceManager manager, String sql) throws SQLException {
+    JDOConnection held = manager.getDataStoreConnection();
+    try (Statement statement = ((Connection) held.getNativeConnection()).createStatement()) {
+      statement.execute(sql);
+    } finally {
+      held.close();
+    }
+  }
+
+  /**
+   * The store behind the handler's proxy ({@code RawStoreProxy} keeps it as {@code base}). Its
+   * persistence manager is its field {@code pm}: its {@code getPersistenceManager()} makes a new
+   * one, outside the change's transaction.
+   */
+  private static Object objectStore(Object store) throws ReflectiveOperationException {
+    return Proxy.isProxyClass(store.getClass())
+        ? field(Proxy.getInvocationHandler(store), "base") : store;
+  }
+
+  private static Object field(Object owner, String name) throws ReflectiveOperationException {
+    for (Class<?> type = owner.getClass(); type != null; type = type.getSuperclass()) {
+      try {
+        Field found = type.getDeclaredField(name);
+        found.setAccessible(true);
+        return found.get(owner);
+      } catch (NoSuchFieldException e) {
+        // declared further up
+      }
+    }
+    throw new NoSuchFieldException(owner.getClass().getName() + "." + name);
   }
 
   /** The handler's {@code getMSForConf}: the calling thread's store, inside its transaction. */
