@@ -19,16 +19,23 @@ ROUNDS = 5
 KEYS = [f"v{n}" for n in range(6)]
 
 
+WORKERS = "pooled-test"  # the name prefix of the test's own threads
+
+
 def record_sockets(monkeypatch: pytest.MonkeyPatch) -> list[TSocket.TSocket]:
-    """From now on, every socket opened to a metastore, in the order opened."""
+    """From now on, every socket the test's own threads open to a metastore, in the order
+    opened: not those of other threads of the process (the event followers of catalogs
+    attached by earlier tests poll on, and reconnect after a failure)."""
     opened: list[TSocket.TSocket] = []
     lock = threading.Lock()
     original = TSocket.TSocket.open
 
     def open_and_record(self: TSocket.TSocket) -> None:
         original(self)
-        with lock:
-            opened.append(self)
+        thread = threading.current_thread()
+        if thread is threading.main_thread() or thread.name.startswith(WORKERS):
+            with lock:
+                opened.append(self)
 
     monkeypatch.setattr(TSocket.TSocket, "open", open_and_record)
     return opened
@@ -64,7 +71,7 @@ def test_threads_share_a_client_of_two_connections(
     with MetastoreClient(client.uris, timeout_s=60, backoff_s=0.1, pool_size=2,
                          **kerberized.client_options()) as pooled:
         start = threading.Barrier(THREADS)
-        with ThreadPoolExecutor(THREADS) as executor:
+        with ThreadPoolExecutor(THREADS, thread_name_prefix=WORKERS) as executor:
             futures = [executor.submit(work, pooled, i, start) for i in range(THREADS)]
             for future in futures:
                 future.result()
