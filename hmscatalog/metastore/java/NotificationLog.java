@@ -70,7 +70,7 @@ public class NotificationLog extends MetaStoreEventListener {
     try {
       store = (RawStore) rawStore().invoke(null, conf);
       store.openTransaction();
-      PersistenceManager manager = (PersistenceManager) field(objectStore(store), "pm");
+      PersistenceManager manager = persistenceManager(store);
       Query rows = manager.newQuery(MNotificationNextId.class);
       if (((Collection<?>) rows.execute()).isEmpty()) {
         manager.makePersistent(new MNotificationNextId(1L));
@@ -217,15 +217,21 @@ public class NotificationLog extends MetaStoreEventListener {
     }
   }
 
-  /** Whether the release locks the id's table itself when it takes an id (4.0 on). */
-  private static final boolean LOCKS_ITSELF = hive4();
+  /** Hive's handler: a class of its own from 4.0 on, nested in {@code HiveMetaStore} before. */
+  private static final Class<?> HANDLER = handler();
 
-  private static boolean hive4() {
+  /** Whether the release locks the id's table itself when it takes an id (4.0 on). */
+  private static final boolean LOCKS_ITSELF = HANDLER.getEnclosingClass() == null;
+
+  private static Class<?> handler() {
     try {
-      Class.forName("org.apache.hadoop.hive.metastore.HMSHandler");
-      return true;
+      return Class.forName("org.apache.hadoop.hive.metastore.HMSHandler");
     } catch (ClassNotFoundException e) {
-      return false;
+      try {
+        return Class.forName("org.apache.hadoop.hive.metastore.HiveMetaStore$HMSHandler");
+      } catch (ClassNotFoundException neither) {
+        throw new IllegalStateException("no Hive metastore handler class", neither);
+      }
     }
   }
 
@@ -242,27 +248,25 @@ public class NotificationLog extends MetaStoreEventListener {
    */
   private static void lockSequence(Object store) throws ReflectiveOperationException,
       SQLException {
-    execute((PersistenceManager) field(objectStore(store), "pm"),
-        "UPDATE \"NOTIFICATION_SEQUENCE\" SET \"NEXT_EVENT_ID\" = \"NEXT_EVENT_ID\"");
-  }
-
-  private static void execute(PersistenceManager manager, String sql) throws SQLException {
-    JDOConnection held = manager.getDataStoreConnection();
+    JDOConnection held = persistenceManager(store).getDataStoreConnection();
     try (Statement statement = ((Connection) held.getNativeConnection()).createStatement()) {
-      statement.execute(sql);
+      statement.execute(
+          "UPDATE \"NOTIFICATION_SEQUENCE\" SET \"NEXT_EVENT_ID\" = \"NEXT_EVENT_ID\"");
     } finally {
-      held.close();
+      held.close();  // back to the transaction, which goes on with it
     }
   }
 
   /**
-   * The store behind the handler's proxy ({@code RawStoreProxy} keeps it as {@code base}). Its
-   * persistence manager is its field {@code pm}: its {@code getPersistenceManager()} makes a new
-   * one, outside the change's transaction.
+   * The persistence manager of the store behind the handler's proxy ({@code RawStoreProxy}
+   * keeps the store as {@code base}): the store's field {@code pm}, whose transaction is the
+   * change's. (Its {@code getPersistenceManager()} makes a new one, outside that transaction.)
    */
-  private static Object objectStore(Object store) throws ReflectiveOperationException {
-    return Proxy.isProxyClass(store.getClass())
+  private static PersistenceManager persistenceManager(Object store)
+      throws ReflectiveOperationException {
+    Object base = Proxy.isProxyClass(store.getClass())
         ? field(Proxy.getInvocationHandler(store), "base") : store;
+    return (PersistenceManager) field(base, "pm");
   }
 
   private static Object field(Object owner, String name) throws ReflectiveOperationException {
@@ -280,13 +284,7 @@ public class NotificationLog extends MetaStoreEventListener {
 
   /** The handler's {@code getMSForConf}: the calling thread's store, inside its transaction. */
   private static Method rawStore() throws ReflectiveOperationException {
-    Class<?> handler;
-    try {
-      handler = Class.forName("org.apache.hadoop.hive.metastore.HMSHandler");  // 4.0 on
-    } catch (ClassNotFoundException e) {
-      handler = Class.forName("org.apache.hadoop.hive.metastore.HiveMetaStore$HMSHandler");
-    }
-    return handler.getMethod("getMSForConf", Configuration.class);
+    return HANDLER.getMethod("getMSForConf", Configuration.class);
   }
 
   private static Object call(Object target, String method) throws MetaException {
