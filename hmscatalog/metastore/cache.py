@@ -220,6 +220,12 @@ class MetadataCache:
             for entry_key in [k for k in self._entries if k[1:3] == key]:
                 self._drop(entry_key)
 
+    def keeps_partitions(self, database: str, name: str) -> bool:
+        """Whether a table's whole partition list is kept (an event's added partitions are
+        worth fetching only then)."""
+        with self._lock:
+            return ("partitions", *_key(database, name), "") in self._entries
+
     def patch_partitions(self, database: str, name: str, dropped: Sequence[Sequence[str]],
                          added: Sequence[Partition]) -> None:
         """Apply partitions another engine dropped (their value strings) and added (as the

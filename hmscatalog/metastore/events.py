@@ -8,8 +8,8 @@ id it applied and invalidates, in the :class:`~hmscatalog.metastore.cache.Metada
 what each event names:
 
 - ``ADD_PARTITION`` and ``DROP_PARTITION`` whose message names the partitions: the table's
-  kept partition list and count are patched (the added partitions fetched by name), its
-  definition kept, its lists of a filter dropped;
+  kept partition list and count are patched (the added partitions fetched by name, and only
+  for a table whose whole list is kept), its definition kept, its lists of a filter dropped;
 - any other event naming a table (``ALTER_PARTITION``, ``ALTER_TABLE``, ``INSERT``, ...), or
   one whose partitions cannot be read: that table;
 - an event naming only a database (``DROP_DATABASE``, ``ALTER_DATABASE``): its tables;
@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from hmscatalog.errors import HmsCatalogError
 from hmscatalog.metastore.cache import MetadataCache
 from hmscatalog.metastore.client import MetastoreClient
-from hmscatalog.metastore.model import Event
+from hmscatalog.metastore.model import Event, Partition
 from hmscatalog.partitions.codec import make_part_name
 
 log = logging.getLogger(__name__)
@@ -211,11 +211,17 @@ class EventFollower:
             self._cache.patch_partitions(event.database, event.table,
                                          [list(spec.values()) for spec in specs], [])
             return True
-        names = [make_part_name(list(spec), list(spec.values())) for spec in specs]
-        try:
-            added = self._client.get_partitions_by_names(event.database, event.table, names)
-        except HmsCatalogError:
-            return False
+        added: list[Partition] = []
+        # Fetched only for a kept list: otherwise the patch drops what depends on the
+        # partitions, and every session would read each partition any engine adds. A list
+        # fetched meanwhile began after the change was committed, or is not kept.
+        if self._cache.keeps_partitions(event.database, event.table):
+            names = [make_part_name(list(spec), list(spec.values())) for spec in specs]
+            try:
+                added = self._client.get_partitions_by_names(event.database, event.table,
+                                                             names)
+            except HmsCatalogError:
+                return False
         self._cache.patch_partitions(event.database, event.table, [], added)
         return True
 

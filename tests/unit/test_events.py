@@ -249,3 +249,22 @@ def test_catch_up_follows_a_log_that_was_empty_at_attach() -> None:
     cache.table("db", "t", lambda: "t")  # type: ignore[arg-type,return-value]
     assert follower.current
     assert cache.table("db", "t", lambda: pytest.fail("fetched")).hit
+
+
+def test_added_partitions_are_fetched_only_for_a_kept_list(log: Log) -> None:
+    """Every session follows every change of the metastore: the partitions an event adds are
+    read only by a cache that keeps the table's whole list, and elsewhere what depends on the
+    partitions goes (the definition stays)."""
+    cache, follower = _follow(log)
+    cache.table("db", "t", lambda: "t")  # type: ignore[arg-type,return-value]
+    cache.count("db", "t", lambda: 1)
+    cache.partitions("db", "t", "p = 'a'", lambda: [_partition("a")])
+    message = json.dumps({"db": "db", "table": "t", "partitions": [{"p": "b"}]})
+    log.add("ADD_PARTITION", message=message, message_format="hmscatalog-1")
+    log.add("ADD_PARTITION", database="db", table="other",
+            message=message.replace('"t"', '"other"'), message_format="hmscatalog-1")
+    log.get_partitions_by_names = lambda *_: pytest.fail("fetched")  # type: ignore[method-assign]
+    follower.poll()
+    assert cache.table("db", "t", lambda: pytest.fail("fetched")).hit
+    assert cache.count("db", "t", lambda: 2).value == 2
+    assert not _holds_filtered(cache)
