@@ -17,8 +17,6 @@ pytestmark = [pytest.mark.integration, pytest.mark.metastore]
 THREADS = 8
 ROUNDS = 5
 KEYS = [f"v{n}" for n in range(6)]
-
-
 WORKERS = "pooled-test"  # the name prefix of the test's own threads
 
 
